@@ -1,0 +1,25 @@
+//! `renju-rules`: the rules of renju and gomoku as specified in `shared/spec/RULES.md`.
+//!
+//! - [`board`]: points, colours, the rule variants, the [`Board`] with incremental place/undo,
+//!   Zobrist hashing, exact forbidden-move classification and legal-move masks.
+//! - [`symmetry`]: the 8 symmetries of the square board.
+//! - [`notation`]: parsing and printing moves (`h8`) and games (`h8 h9 j10`), ASCII boards.
+//! - [`opening`]: the 26 canonical renju openings (RULES.md §5), recognised in any symmetric form.
+//! - [`game`]: a whole game under an opening protocol (RULES.md §5) as a state machine over
+//!   decisions that a search can play.
+//! - [`cli`]: the JSON-lines `rules classify` and `rules show` commands, as library functions.
+//!
+//! This crate never depends on torch.
+
+pub mod board;
+pub mod cli;
+pub mod game;
+pub mod notation;
+pub mod opening;
+pub mod reference;
+pub mod symmetry;
+
+pub use board::{Board, Color, ForbiddenKind, Point, PointSet, Rule, Verdict};
+pub use game::{Action, DecisionKind, Game, GameError, Outcome, OutcomeReason, Player, Protocol};
+pub use opening::Opening;
+pub use symmetry::Symmetry;

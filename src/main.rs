@@ -1,0 +1,4 @@
+//! `renju-zero`: the command-line interface.
+fn main() {
+    println!("renju-zero");
+}
