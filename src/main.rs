@@ -1,4 +1,42 @@
-//! `renju-zero`: the command-line interface.
+//! `renju-zero`: the command-line interface. Each subcommand's arguments and logic live in its
+//! own module (`src/cmd_*.rs`); this file only dispatches.
+
+use clap::{Parser, Subcommand};
+
+mod cmd_rules;
+mod cmd_selfplay;
+mod cmd_train;
+
+/// Self-play reinforcement learning for renju.
+#[derive(Parser)]
+#[command(name = "renju-zero", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Rules utilities: show a position with forbidden points, classify moves (JSON lines).
+    Rules(cmd_rules::RulesArgs),
+    /// Play self-play games and write training shards.
+    Selfplay(cmd_selfplay::SelfplayArgs),
+    /// The main job: self-play, training and publishing in one resumable loop.
+    Train(cmd_train::TrainArgs),
+}
+
 fn main() {
-    println!("renju-zero");
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Rules(args) => cmd_rules::run(args),
+        Command::Selfplay(args) => cmd_selfplay::run(args),
+        Command::Train(args) => cmd_train::run(args),
+    };
+    match result {
+        Ok(code) => std::process::exit(code),
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            std::process::exit(2);
+        }
+    }
 }
