@@ -174,34 +174,570 @@ pub struct SizeError(pub usize);
 //   fn is_win_at(&self, p: Point) -> bool        // does the stone on `p` form a winning line for its colour under the rule
 // ---------------------------------------------------------------------------------------------
 
-/// A board position under a rule variant. (STUB: the rules-core work replaces the body.)
-#[derive(Clone, Debug)]
+
+// Representation: for each of the 4 line directions and each line, one `u32` bit mask per colour,
+// bit `pos + PAD` for the point at position `pos` along the line (PAD = 5 so that an 11-point
+// window around any point is `(mask >> pos) & 0x7FF`, the point itself at window bit 5). Lines:
+//   dir 0 (1, 0): line y,          pos x        dir 1 (0, 1): line x,      pos y
+//   dir 2 (1, 1): line x-y+size-1, pos x        dir 3 (1,-1): line x+y,    pos x
+// `off` holds, per line, the bits that are not on the board (they block like an opponent stone).
+// Black's shape on one line inside such a window is read from a precomputed table
+// (see [`line_table`]) indexed by the base-3 code of the 10 neighbouring cells.
+
+const PAD: u32 = 5;
+const WIN: u32 = 0x7FF;
+const LINES: usize = 2 * MAX_SIZE - 1;
+const DIRS: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
+
+type LineMasks = [[u32; LINES]; 4];
+
+#[inline(always)]
+fn line_pos(size: usize, d: usize, x: usize, y: usize) -> (usize, u32) {
+    match d {
+        0 => (y, x as u32),
+        1 => (x, y as u32),
+        2 => (x + size - 1 - y, x as u32),
+        _ => (x + y, x as u32),
+    }
+}
+
+/// Zobrist key of a stone (fixed seed, independent of the run): splitmix64 of (index, colour).
+#[inline(always)]
+fn zobrist(index: usize, c: Color) -> u64 {
+    let mut z = 0x243F_6A88_85A3_08D3u64 ^ ((index as u64) << 1 | (c == Color::White) as u64);
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Length of the unbroken run of set bits through window bit 5 (which is treated as set).
+#[inline(always)]
+fn run_through_centre(w: u32) -> u32 {
+    let right = (w >> 6).trailing_ones().min(5);
+    let left = (w << 27).leading_ones().min(5);
+    1 + left + right
+}
+
+// ----- the per-line table for Black ------------------------------------------------------------
+
+/// Entry of the line table: bits 0..=10 = window positions `q` where one more black stone makes a
+/// straight four containing the centre (a "three" through the centre, RULES.md §3; whether `q` is
+/// really available is decided by the recursive check); bits 12..=13 = number of fours through the
+/// centre (0..=2; a straight four counts once, two fours on the same line count twice, RULES.md §4).
+type LineEntry = u16;
+
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Cell {
+    Empty,
+    Black,
+    Block,
+}
+
+/// Exactly-five test on an 11-cell window: after putting black on `i`, is the run through `i`
+/// exactly 5 long and does it contain `must`?
+fn window_exact_five(cells: &[Cell; 11], i: usize, must: usize) -> bool {
+    let mut c = *cells;
+    c[i] = Cell::Black;
+    let (mut lo, mut hi) = (i, i);
+    while lo > 0 && c[lo - 1] == Cell::Black {
+        lo -= 1;
+    }
+    while hi < 10 && c[hi + 1] == Cell::Black {
+        hi += 1;
+    }
+    // A run touching the window border is at least 6 long whenever it contains the centre and
+    // reaches it, so the unknown cells beyond cannot turn a non-five into a five.
+    hi - lo + 1 == 5 && lo <= must && must <= hi
+}
+
+fn compute_entry(cells: &[Cell; 11]) -> LineEntry {
+    debug_assert!(cells[5] == Cell::Black);
+    // Fours: five points (exactly five containing the centre).
+    let fives: Vec<usize> =
+        (0..11).filter(|&f| cells[f] == Cell::Empty && window_exact_five(cells, f, 5)).collect();
+    let fours = if fives.len() == 2
+        && fives[1] - fives[0] == 5
+        && (fives[0] + 1..fives[1]).all(|i| cells[i] == Cell::Black)
+    {
+        1 // straight four: two five points of the same four stones
+    } else {
+        fives.len().min(3) as u16
+    };
+    let mut threes: u16 = 0;
+    if fours == 0 {
+        for q in 0..11 {
+            if cells[q] != Cell::Empty {
+                continue;
+            }
+            let mut c = *cells;
+            c[q] = Cell::Black;
+            let (mut lo, mut hi) = (q, q);
+            while lo > 0 && c[lo - 1] == Cell::Black {
+                lo -= 1;
+            }
+            while hi < 10 && c[hi + 1] == Cell::Black {
+                hi += 1;
+            }
+            if hi - lo + 1 == 4
+                && lo <= 5
+                && 5 <= hi
+                && lo >= 1
+                && hi <= 9
+                && c[lo - 1] == Cell::Empty
+                && c[hi + 1] == Cell::Empty
+                && window_exact_five(&c, lo - 1, 5)
+                && window_exact_five(&c, hi + 1, 5)
+            {
+                threes |= 1 << q;
+            }
+        }
+    }
+    threes | (fours.min(3) << 12)
+}
+
+/// Base-3 code (digits 0/1) of a 10-bit mask: `B3[m] = sum of 3^i over set bits i`.
+fn base3_table() -> &'static [u16; 1024] {
+    static T: std::sync::OnceLock<Box<[u16; 1024]>> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        let mut t = Box::new([0u16; 1024]);
+        for m in 0..1024usize {
+            let mut v = 0u32;
+            let mut p = 1u32;
+            for i in 0..10 {
+                if m >> i & 1 == 1 {
+                    v += p;
+                }
+                p *= 3;
+            }
+            t[m] = v as u16;
+        }
+        t
+    })
+}
+
+/// The line table: 3^10 entries indexed by `B3[black10] + 2 * B3[blocked10]` where `x10` is the
+/// 11-cell window without its centre bit.
+fn line_table() -> &'static [LineEntry] {
+    static T: std::sync::OnceLock<Vec<LineEntry>> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        let n = 59049usize;
+        let mut t = vec![0u16; n];
+        for (code, slot) in t.iter_mut().enumerate() {
+            let mut cells = [Cell::Empty; 11];
+            let mut v = code;
+            for k in 0..10 {
+                let i = if k < 5 { k } else { k + 1 };
+                cells[i] = match v % 3 {
+                    0 => Cell::Empty,
+                    1 => Cell::Black,
+                    _ => Cell::Block,
+                };
+                v /= 3;
+            }
+            cells[5] = Cell::Black;
+            *slot = compute_entry(&cells);
+        }
+        t
+    })
+}
+
+#[inline(always)]
+fn drop_centre(w: u32) -> usize {
+    ((w & 0x1F) | ((w >> 6) << 5)) as usize
+}
+
+/// Black's verdict (renju) on the empty point `(x, y)`, with `black` the black line masks (mutated
+/// temporarily during the recursive live-three check and restored) and `blocked` the white stones
+/// plus the off-board bits. Never returns `Occupied`.
+fn renju_black(size: usize, black: &mut LineMasks, blocked: &LineMasks, x: usize, y: usize) -> Verdict {
+    let table = line_table();
+    let b3 = base3_table();
+    let mut overline = false;
+    let mut fours = 0u16;
+    let mut three_masks = [0u16; 4];
+    let mut three_dirs = 0;
+    for d in 0..4 {
+        let (l, pos) = line_pos(size, d, x, y);
+        let bw = (black[d][l] >> pos) & WIN;
+        let run = run_through_centre(bw);
+        if run == 5 {
+            return Verdict::Five;
+        }
+        if run >= 6 {
+            overline = true;
+            continue;
+        }
+        let ww = (blocked[d][l] >> pos) & WIN;
+        let e = table[b3[drop_centre(bw)] as usize + 2 * b3[drop_centre(ww)] as usize];
+        fours += e >> 12;
+        three_masks[d] = e & 0x7FF;
+        three_dirs += (e & 0x7FF != 0) as u32;
+    }
+    if overline {
+        return Verdict::Forbidden(ForbiddenKind::Overline);
+    }
+    if fours >= 2 {
+        return Verdict::Forbidden(ForbiddenKind::DoubleFour);
+    }
+    if three_dirs < 2 {
+        return Verdict::Legal;
+    }
+    // Recursive check (RULES.md §3 "fake three"): a three is live only if some straight-four
+    // point is Legal for Black after this move (not forbidden, not a five).
+    set_black(size, black, x, y, true);
+    let mut live = 0;
+    for d in 0..4 {
+        let mut m = three_masks[d];
+        while m != 0 {
+            let i = m.trailing_zeros() as i32;
+            m &= m - 1;
+            let (dx, dy) = DIRS[d];
+            let qx = (x as i32 + (i - 5) * dx) as usize;
+            let qy = (y as i32 + (i - 5) * dy) as usize;
+            if renju_black(size, black, blocked, qx, qy) == Verdict::Legal {
+                live += 1;
+                break;
+            }
+        }
+        if live >= 2 {
+            break;
+        }
+    }
+    set_black(size, black, x, y, false);
+    if live >= 2 {
+        Verdict::Forbidden(ForbiddenKind::DoubleThree)
+    } else {
+        Verdict::Legal
+    }
+}
+
+#[inline(always)]
+fn set_black(size: usize, black: &mut LineMasks, x: usize, y: usize, on: bool) {
+    for (d, lines) in black.iter_mut().enumerate() {
+        let (l, pos) = line_pos(size, d, x, y);
+        if on {
+            lines[l] |= 1 << (pos + PAD);
+        } else {
+            lines[l] &= !(1 << (pos + PAD));
+        }
+    }
+}
+
+/// A board position under a rule variant: stones, their placement order, a Zobrist hash, and
+/// the exact verdicts of RULES.md §2–4.
+///
+/// Representation: per-line bit masks for the 4 directions (rows, columns, both diagonals) of
+/// each colour, a fixed-capacity move list and the hash; about 3.5 KB, `Clone` is a plain copy
+/// (no heap). Sizes 7..=20 ([`MIN_SIZE`], [`MAX_SIZE`]).
+#[derive(Clone)]
 pub struct Board {
     size: usize,
     rule: Rule,
-    stones: Vec<(Point, Color)>,
+    /// `lines[0]` black, `lines[1]` white.
+    lines: [LineMasks; 2],
+    /// Off-board bits of every line (they block like an opponent stone).
+    off: LineMasks,
+    hash: u64,
+    len: usize,
+    stones: [(Point, Color); MAX_SIZE * MAX_SIZE],
+}
+
+impl std::fmt::Debug for Board {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Board")
+            .field("size", &self.size)
+            .field("rule", &self.rule)
+            .field("stones", &self.stones())
+            .finish()
+    }
+}
+
+#[inline(always)]
+fn ci(c: Color) -> usize {
+    match c {
+        Color::Black => 0,
+        Color::White => 1,
+    }
 }
 
 impl Board {
-    /// An empty board of side `size` (7..=20) under `rule`.
+    /// An empty board of side `size` under `rule`. Errors with [`SizeError`] unless `size` is in
+    /// 7..=20 (RULES.md §1).
     pub fn new(size: usize, rule: Rule) -> Result<Board, SizeError> {
         if !(MIN_SIZE..=MAX_SIZE).contains(&size) {
             return Err(SizeError(size));
         }
-        Ok(Board { size, rule, stones: Vec::new() })
+        let mut off = [[u32::MAX; LINES]; 4];
+        for y in 0..size {
+            for x in 0..size {
+                for (d, lines) in off.iter_mut().enumerate() {
+                    let (l, pos) = line_pos(size, d, x, y);
+                    lines[l] &= !(1 << (pos + PAD));
+                }
+            }
+        }
+        Ok(Board {
+            size,
+            rule,
+            lines: [[[0; LINES]; 4]; 2],
+            off,
+            hash: 0,
+            len: 0,
+            stones: [(Point::new(0, 0), Color::Black); MAX_SIZE * MAX_SIZE],
+        })
     }
-    pub fn size(&self) -> usize { self.size }
-    pub fn rule(&self) -> Rule { self.rule }
-    pub fn contains(&self, p: Point) -> bool { (p.x as usize) < self.size && (p.y as usize) < self.size }
-    pub fn get(&self, _p: Point) -> Option<Color> { todo!() }
-    pub fn place(&mut self, _p: Point, _c: Color) { todo!() }
-    pub fn undo(&mut self) -> Option<(Point, Color)> { todo!() }
-    pub fn stones(&self) -> &[(Point, Color)] { &self.stones }
-    pub fn stone_count(&self) -> usize { self.stones.len() }
-    pub fn is_full(&self) -> bool { self.stones.len() == self.size * self.size }
-    pub fn hash(&self) -> u64 { todo!() }
-    pub fn classify(&self, _p: Point, _c: Color) -> Verdict { todo!() }
-    pub fn legal_mask(&self, _c: Color) -> PointSet { todo!() }
-    pub fn forbidden_points(&self) -> Vec<(Point, ForbiddenKind)> { todo!() }
-    pub fn is_win_at(&self, _p: Point) -> bool { todo!() }
+
+    /// A board of side `size` under `rule` with `stones` placed in order (no legality check).
+    /// Errors with [`SizeError`] on a bad size; panics if a stone is off the board or on an
+    /// occupied point (use the notation parser for checked input).
+    pub fn with_stones(size: usize, rule: Rule, stones: &[(Point, Color)]) -> Result<Board, SizeError> {
+        let mut b = Board::new(size, rule)?;
+        for &(p, c) in stones {
+            assert!(b.contains(p), "stone {p:?} is off a {size}x{size} board");
+            assert!(b.get(p).is_none(), "point {p:?} is already occupied");
+            b.place(p, c);
+        }
+        Ok(b)
+    }
+
+    /// Board side (number of lines in each direction).
+    pub fn size(&self) -> usize {
+        self.size
+    }
+    /// The rule variant.
+    pub fn rule(&self) -> Rule {
+        self.rule
+    }
+    /// Whether `p` is on the board.
+    pub fn contains(&self, p: Point) -> bool {
+        (p.x as usize) < self.size && (p.y as usize) < self.size
+    }
+    /// The stone on `p`, if any. `p` must be on the board (debug-asserted; off-board reads `None`).
+    #[inline]
+    pub fn get(&self, p: Point) -> Option<Color> {
+        debug_assert!(self.contains(p), "point {p:?} is off the board");
+        let (y, bit) = (p.y as usize, 1u32 << (p.x as u32 + PAD));
+        if y >= self.size {
+            None
+        } else if self.lines[0][0][y] & bit != 0 {
+            Some(Color::Black)
+        } else if self.lines[1][0][y] & bit != 0 {
+            Some(Color::White)
+        } else {
+            None
+        }
+    }
+
+    #[inline(always)]
+    fn toggle(&mut self, p: Point, c: Color) {
+        let (x, y) = (p.x as usize, p.y as usize);
+        let masks = &mut self.lines[ci(c)];
+        for (d, lines) in masks.iter_mut().enumerate() {
+            let (l, pos) = line_pos(self.size, d, x, y);
+            lines[l] ^= 1 << (pos + PAD);
+        }
+        self.hash ^= zobrist(p.index(self.size), c);
+    }
+
+    /// Put a stone of colour `c` on `p`. No legality check (forbidden points, game over);
+    /// `p` must be on the board and empty (debug-asserted).
+    #[inline]
+    pub fn place(&mut self, p: Point, c: Color) {
+        debug_assert!(self.contains(p), "point {p:?} is off the board");
+        debug_assert!(self.get(p).is_none(), "point {p:?} is occupied");
+        self.toggle(p, c);
+        self.stones[self.len] = (p, c);
+        self.len += 1;
+    }
+
+    /// Remove the last placed stone and return it; `None` on an empty board.
+    #[inline]
+    pub fn undo(&mut self) -> Option<(Point, Color)> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        let (p, c) = self.stones[self.len];
+        self.toggle(p, c);
+        Some((p, c))
+    }
+
+    /// The stones in placement order.
+    pub fn stones(&self) -> &[(Point, Color)] {
+        &self.stones[..self.len]
+    }
+    /// Number of stones on the board.
+    pub fn stone_count(&self) -> usize {
+        self.len
+    }
+    /// Whether every point holds a stone.
+    pub fn is_full(&self) -> bool {
+        self.len == self.size * self.size
+    }
+    /// Zobrist hash of the stones (order-independent; the empty board hashes to 0). The keys are
+    /// fixed (splitmix64 of point index and colour), so hashes are stable across runs.
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Black's masks with the given colour's stones, and the blocked masks (opponent + off-board).
+    fn blocked_for_black(&self) -> LineMasks {
+        let mut b = self.off;
+        for d in 0..4 {
+            for l in 0..LINES {
+                b[d][l] |= self.lines[1][d][l];
+            }
+        }
+        b
+    }
+
+    /// Run length through `p` (as if a stone of `c` were there) in each direction; the longest.
+    fn longest_run(&self, p: Point, c: Color) -> (u32, bool) {
+        let (x, y) = (p.x as usize, p.y as usize);
+        let mut longest = 0;
+        let mut exact5 = false;
+        for d in 0..4 {
+            let (l, pos) = line_pos(self.size, d, x, y);
+            let r = run_through_centre((self.lines[ci(c)][d][l] >> pos) & WIN);
+            longest = longest.max(r);
+            exact5 |= r == 5;
+        }
+        (longest, exact5)
+    }
+
+    /// Whether a run through `p` of colour `c` wins for `c` under the rule (RULES.md §2 table):
+    /// freestyle: five or more; standard: exactly five; renju: exactly five for Black, five or
+    /// more for White.
+    fn wins_with(&self, p: Point, c: Color) -> bool {
+        let (longest, exact5) = self.longest_run(p, c);
+        match (self.rule, c) {
+            (Rule::Freestyle, _) | (Rule::Renju, Color::White) => longest >= 5,
+            (Rule::Standard, _) | (Rule::Renju, Color::Black) => exact5,
+        }
+    }
+
+    /// The verdict on `c` playing `p` (RULES.md §2–4): [`Verdict::Occupied`] if `p` holds a stone;
+    /// [`Verdict::Five`] if the move wins (five beats every forbidden shape); under renju for
+    /// Black [`Verdict::Forbidden`] with precedence overline > double-four > double-three,
+    /// fake threes resolved recursively to any depth; otherwise [`Verdict::Legal`].
+    /// Panics if `p` is off the board.
+    pub fn classify(&self, p: Point, c: Color) -> Verdict {
+        assert!(self.contains(p), "point {p:?} is off a {0}x{0} board", self.size);
+        if self.get(p).is_some() {
+            return Verdict::Occupied;
+        }
+        if self.rule == Rule::Renju && c == Color::Black {
+            let mut black = self.lines[0];
+            let blocked = self.blocked_for_black();
+            return renju_black(self.size, &mut black, &blocked, p.x as usize, p.y as usize);
+        }
+        if self.wins_with(p, c) {
+            Verdict::Five
+        } else {
+            Verdict::Legal
+        }
+    }
+
+    /// Empty points whose black verdict might not be `Legal`, per row (bit `x + PAD`): points with
+    /// at least 2 directions holding >= 2 black stones within distance 4, or one direction holding
+    /// >= 4 (every five, overline, double-four and double-three needs that).
+    fn black_candidates(&self) -> [u32; MAX_SIZE] {
+        let n = self.size;
+        let mut r = [0u32; MAX_SIZE + 10];
+        for y in 0..n {
+            r[y + 5] = self.lines[0][0][y];
+        }
+        let mut out = [0u32; MAX_SIZE];
+        for y in 0..n {
+            let c = y + 5;
+            let mut multi = 0u32;
+            let mut seen2 = 0u32;
+            let mut any4 = 0u32;
+            for d in 0..4 {
+                let (mut a1, mut a2, mut a3, mut a4) = (0u32, 0u32, 0u32, 0u32);
+                for k in 1..=4usize {
+                    let (u, v) = match d {
+                        0 => (r[c] << k, r[c] >> k),
+                        1 => (r[c + k], r[c - k]),
+                        2 => (r[c + k] >> k, r[c - k] << k),
+                        _ => (r[c - k] >> k, r[c + k] << k),
+                    };
+                    for w in [u, v] {
+                        a4 |= a3 & w;
+                        a3 |= a2 & w;
+                        a2 |= a1 & w;
+                        a1 |= w;
+                    }
+                }
+                multi |= seen2 & a2;
+                seen2 |= a2;
+                any4 |= a4;
+            }
+            let occupied = self.lines[0][0][y] | self.lines[1][0][y] | self.off[0][y];
+            out[y] = (multi | any4) & !occupied;
+        }
+        out
+    }
+
+    /// Points where `c` may play: every empty point, minus (renju, Black) the forbidden points.
+    /// Bits are indices `y * size + x`.
+    pub fn legal_mask(&self, c: Color) -> PointSet {
+        let n = self.size;
+        let mut set = PointSet::new();
+        for y in 0..n {
+            let mut empty = !(self.lines[0][0][y] | self.lines[1][0][y] | self.off[0][y]);
+            while empty != 0 {
+                let b = empty.trailing_zeros();
+                empty &= empty - 1;
+                set.insert(y * n + (b - PAD) as usize);
+            }
+        }
+        if self.rule == Rule::Renju && c == Color::Black {
+            for (p, _) in self.forbidden_iter() {
+                set.remove(p.index(n));
+            }
+        }
+        set
+    }
+
+    fn forbidden_iter(&self) -> Vec<(Point, ForbiddenKind)> {
+        let mut out = Vec::new();
+        let cand = self.black_candidates();
+        if cand.iter().all(|&r| r == 0) {
+            return out;
+        }
+        let mut black = self.lines[0];
+        let blocked = self.blocked_for_black();
+        for (y, &row) in cand.iter().enumerate().take(self.size) {
+            let mut m = row;
+            while m != 0 {
+                let x = (m.trailing_zeros() - PAD) as usize;
+                m &= m - 1;
+                if let Verdict::Forbidden(k) = renju_black(self.size, &mut black, &blocked, x, y) {
+                    out.push((Point::new(x as u8, y as u8), k));
+                }
+            }
+        }
+        out
+    }
+
+    /// Black's forbidden points under renju with their kinds, in index order; empty under the
+    /// other rules (RULES.md §4: White has none).
+    pub fn forbidden_points(&self) -> Vec<(Point, ForbiddenKind)> {
+        if self.rule != Rule::Renju {
+            return Vec::new();
+        }
+        self.forbidden_iter()
+    }
+
+    /// Whether the stone on `p` forms a winning line for its colour under the rule (RULES.md §2):
+    /// freestyle five or more; standard exactly five; renju exactly five for Black and five or
+    /// more for White. `false` if `p` is empty.
+    pub fn is_win_at(&self, p: Point) -> bool {
+        match self.get(p) {
+            None => false,
+            Some(c) => self.wins_with(p, c),
+        }
+    }
 }
