@@ -1,1 +1,11 @@
-//! renju-selfplay
+//! `renju-selfplay`: the search and self-play half of renju-zero (no torch).
+//!
+//! - [`action`]: the fixed action space (DESIGN.md) and legality masks.
+//! - [`encode`]: the versioned position encoder (planes + globals).
+//! - [`eval`]: the batched [`eval::Evaluator`] trait, uniform and heuristic evaluators.
+//! - [`record`]: self-play shards (npz) writer and validating reader.
+
+pub mod action;
+pub mod encode;
+pub mod eval;
+pub mod record;

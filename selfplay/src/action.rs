@@ -1,0 +1,123 @@
+//! The action space: every decision of a [`Game`] at a fixed index (DESIGN.md "Action space").
+//!
+//! For a board of side `S` (`P = S * S` points) the space has `A = P + 4 + MAX_OFFERS` entries:
+//!
+//! | index | action |
+//! |---|---|
+//! | `0 .. P` | `Place(Point::from_index(i, S))`: a stone, an offer, or picking the offer there |
+//! | `P + 0` | `Keep` (decline a swap; Lianhuan: take the next stone) |
+//! | `P + 1` | `Swap` (swap colours; Lianhuan: exchange) |
+//! | `P + 2` | `Single` (Lianhuan) |
+//! | `P + 3` | `Double` (Lianhuan) |
+//! | `P + 4 + (n - 1)` | `ChooseN(n)`, `n = 1..=MAX_OFFERS` |
+//!
+//! Symmetry augmentation permutes `0 .. P` only; protocol actions are unaffected.
+
+use renju_rules::game::MAX_OFFERS as RULES_MAX_OFFERS;
+use renju_rules::{Action, Game, Point};
+
+/// Number of `ChooseN` slots in the action space (RULES.md §5 item 4, `rules::game::MAX_OFFERS`).
+pub const MAX_OFFERS: usize = RULES_MAX_OFFERS as usize;
+
+/// Number of protocol (non-point) actions: Keep, Swap, Single, Double, then `ChooseN(1..=10)`.
+pub const NUM_PROTOCOL_ACTIONS: usize = 4 + MAX_OFFERS;
+
+/// Size `A = S*S + 4 + MAX_OFFERS` of the action space (policy head width) for board side `size`.
+pub fn action_space_size(size: usize) -> usize {
+    size * size + NUM_PROTOCOL_ACTIONS
+}
+
+/// The fixed index of `action` on a board of side `size`.
+///
+/// # Panics
+/// If a `Place` point lies off the board or `ChooseN(n)` has `n` outside `1..=MAX_OFFERS`
+/// (such actions are never legal in a [`Game`]).
+pub fn action_index(action: Action, size: usize) -> usize {
+    let p = size * size;
+    match action {
+        Action::Place(pt) => {
+            assert!(
+                (pt.x as usize) < size && (pt.y as usize) < size,
+                "action_index: point ({}, {}) is off a {size}x{size} board",
+                pt.x,
+                pt.y
+            );
+            pt.index(size)
+        }
+        Action::Keep => p,
+        Action::Swap => p + 1,
+        Action::Single => p + 2,
+        Action::Double => p + 3,
+        Action::ChooseN(n) => {
+            assert!(
+                (1..=MAX_OFFERS).contains(&(n as usize)),
+                "action_index: ChooseN({n}) is outside 1..={MAX_OFFERS}"
+            );
+            p + 4 + (n as usize - 1)
+        }
+    }
+}
+
+/// The action at `index` on a board of side `size`, or `None` when `index >= action_space_size(size)`.
+pub fn action_from_index(index: usize, size: usize) -> Option<Action> {
+    let p = size * size;
+    if index < p {
+        return Some(Action::Place(Point::from_index(index, size)));
+    }
+    match index - p {
+        0 => Some(Action::Keep),
+        1 => Some(Action::Swap),
+        2 => Some(Action::Single),
+        3 => Some(Action::Double),
+        k if k < NUM_PROTOCOL_ACTIONS => Some(Action::ChooseN((k - 3) as u8)),
+        _ => None,
+    }
+}
+
+/// Legality mask over the action space: `mask[i]` is true when `action_from_index(i)` is legal
+/// in `game` now (forbidden black points excluded, RULES.md §2). Length `action_space_size(size)`.
+pub fn legal_mask(game: &Game) -> Vec<bool> {
+    let size = game.board().size();
+    let mut mask = vec![false; action_space_size(size)];
+    for a in game.legal_actions() {
+        mask[action_index(a, size)] = true;
+    }
+    mask
+}
+
+/// The legal actions of `game` as indices, in increasing order.
+pub fn legal_indices(game: &Game) -> Vec<usize> {
+    let size = game.board().size();
+    let mut v: Vec<usize> = game.legal_actions().into_iter().map(|a| action_index(a, size)).collect();
+    v.sort_unstable();
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indices_match_design_table() {
+        let s = 15;
+        assert_eq!(action_space_size(s), 225 + 14);
+        assert_eq!(action_index(Action::Place(Point::new(7, 7)), s), 7 * 15 + 7);
+        assert_eq!(action_index(Action::Keep, s), 225);
+        assert_eq!(action_index(Action::Swap, s), 226);
+        assert_eq!(action_index(Action::Single, s), 227);
+        assert_eq!(action_index(Action::Double, s), 228);
+        assert_eq!(action_index(Action::ChooseN(1), s), 229);
+        assert_eq!(action_index(Action::ChooseN(10), s), 238);
+    }
+
+    #[test]
+    fn round_trip_every_index() {
+        for s in [7usize, 15, 20] {
+            for i in 0..action_space_size(s) {
+                let a = action_from_index(i, s).unwrap();
+                assert_eq!(action_index(a, s), i);
+            }
+            assert_eq!(action_from_index(action_space_size(s), s), None);
+        }
+    }
+}

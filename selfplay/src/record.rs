@@ -1,0 +1,296 @@
+//! Self-play game records: compressed `.npz` shards (DESIGN.md "Self-play shards").
+//!
+//! | array | dtype | shape | meaning |
+//! |---|---|---|---|
+//! | `planes` | u8 | [N, C, S, S] | encoder planes |
+//! | `globals` | f32 | [N, G] | encoder globals |
+//! | `policy` | f32 | [N, A] | root visit distribution (sums to 1), full-search positions only |
+//! | `value` | f32 | [N, 3] | game result W/D/L from the deciding player's view (one-hot) |
+//! | `root_value` | f32 | [N] | search value (win - loss) at the root, deciding player's view |
+//! | `generation` | i64 | [N] | model generation that evaluated the position's search |
+//! | `game_index` | i64 | [N] | index into `meta.games` |
+//! | `meta` | u8 | [bytes] | UTF-8 JSON [`ShardMeta`] |
+//!
+//! [`ShardWriter::write`] writes `<dir>/<name>.npz.tmp` and renames it to `<dir>/<name>.npz`;
+//! names are `sp-<writer id>-<unix ms>-<sequence>.npz`, unique per writer, so several processes
+//! (with distinct writer ids) can write into one directory. [`read_shard`] validates every array's
+//! dtype and shape against the metadata and names the file in every error.
+
+use crate::action::action_space_size;
+use crate::encode::{ENCODER_VERSION, NUM_GLOBALS, NUM_PLANES};
+use anyhow::{bail, ensure, Context, Result};
+use ndarray::{Array1, Array2, Array4};
+use ndarray_npy::{NpzReader, NpzWriter};
+use renju_rules::{Action, Opening, Player, Protocol, Rule};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Why a recorded game ended.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// A five (RULES.md §2).
+    Five,
+    /// Black played a forbidden point (renju): White wins.
+    ForbiddenMove,
+    /// Black to move with every empty point forbidden: White wins (RULES.md §2).
+    NoLegalMove,
+    /// Full board: draw.
+    BoardFull,
+    /// Stone cap reached: draw (RULES.md §2 optional cap).
+    StoneCap,
+    /// A player resigned (search value below the resignation threshold).
+    Resignation,
+}
+
+/// The result of one game. `winner: None` is a draw.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameResult {
+    pub winner: Option<Player>,
+    pub reason: EndReason,
+    /// Who held Black at the end.
+    pub black_player: Player,
+}
+
+/// Metadata of one game in a shard.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameMeta {
+    /// The canonical opening formed by the first three stones, when there is one.
+    pub opening: Option<Opening>,
+    /// Every decision in order: `[player, action]`.
+    pub decisions: Vec<(Player, Action)>,
+    pub result: GameResult,
+    /// Whether resignation was disabled for this game (a calibration game).
+    pub resign_disabled: bool,
+    /// For calibration games: whether the player who would have resigned went on to not lose.
+    pub false_resignation: bool,
+    /// Model generations that played the game (first and last; they differ when a new
+    /// generation was published mid-game).
+    pub generation_first: i64,
+    pub generation_last: i64,
+}
+
+/// Shard-level metadata (`meta` array, JSON).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShardMeta {
+    pub encoder_version: u32,
+    pub size: usize,
+    pub rule: Rule,
+    pub protocol: Protocol,
+    /// Id of the writer (process / worker) that wrote the shard.
+    pub writer_id: String,
+    pub games: Vec<GameMeta>,
+}
+
+/// One recorded position (a full-search decision).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PositionRecord {
+    /// Binary planes `[C, S, S]`.
+    pub planes: Vec<u8>,
+    /// `[G]`.
+    pub globals: Vec<f32>,
+    /// Root visit distribution `[A]`, sums to 1.
+    pub policy: Vec<f32>,
+    /// W/D/L one-hot of the game result from the deciding player's view.
+    pub value: [f32; 3],
+    /// Root search value (win - loss) for the deciding player.
+    pub root_value: f32,
+    /// Model generation that evaluated the search.
+    pub generation: i64,
+    /// Index of the game within the shard.
+    pub game_index: i64,
+}
+
+/// A whole shard in memory (as read back by [`read_shard`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shard {
+    pub meta: ShardMeta,
+    pub planes: Array4<u8>,
+    pub globals: Array2<f32>,
+    pub policy: Array2<f32>,
+    pub value: Array2<f32>,
+    pub root_value: Array1<f32>,
+    pub generation: Array1<i64>,
+    pub game_index: Array1<i64>,
+}
+
+impl Shard {
+    /// Number of positions `N`.
+    pub fn len(&self) -> usize {
+        self.root_value.len()
+    }
+    /// Whether the shard holds no positions.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Accumulates games and their positions, then writes one shard.
+pub struct ShardWriter {
+    meta: ShardMeta,
+    positions: Vec<PositionRecord>,
+}
+
+static SHARD_SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// A writer id unique to this process: `<pid>`, optionally prefixed by the caller's tag.
+pub fn default_writer_id(tag: &str) -> String {
+    if tag.is_empty() {
+        format!("p{}", std::process::id())
+    } else {
+        format!("{tag}-p{}", std::process::id())
+    }
+}
+
+impl ShardWriter {
+    /// An empty shard for games of side `size` under `rule` / `protocol`.
+    pub fn new(size: usize, rule: Rule, protocol: Protocol, writer_id: impl Into<String>) -> ShardWriter {
+        ShardWriter {
+            meta: ShardMeta {
+                encoder_version: ENCODER_VERSION,
+                size,
+                rule,
+                protocol,
+                writer_id: writer_id.into(),
+                games: Vec::new(),
+            },
+            positions: Vec::new(),
+        }
+    }
+    /// Add a finished game and its recorded positions (their `game_index` is overwritten).
+    ///
+    /// Errors when a position's arrays have the wrong lengths for the shard's board size.
+    pub fn push_game(&mut self, game: GameMeta, positions: Vec<PositionRecord>) -> Result<()> {
+        let s = self.meta.size;
+        let gi = self.meta.games.len() as i64;
+        for (k, mut p) in positions.into_iter().enumerate() {
+            ensure!(p.planes.len() == NUM_PLANES * s * s, "position {k}: planes has {} bytes, expected {}", p.planes.len(), NUM_PLANES * s * s);
+            ensure!(p.globals.len() == NUM_GLOBALS, "position {k}: globals has {} floats, expected {NUM_GLOBALS}", p.globals.len());
+            ensure!(p.policy.len() == action_space_size(s), "position {k}: policy has {} floats, expected {}", p.policy.len(), action_space_size(s));
+            p.game_index = gi;
+            self.positions.push(p);
+        }
+        self.meta.games.push(game);
+        Ok(())
+    }
+    /// Number of positions so far.
+    pub fn positions(&self) -> usize {
+        self.positions.len()
+    }
+    /// Number of games so far.
+    pub fn games(&self) -> usize {
+        self.meta.games.len()
+    }
+    /// Write the shard into `dir` (created if missing) as `sp-<writer>-<ms>-<seq>.npz` via a
+    /// `.tmp` file and a rename; returns the final path. The writer is emptied.
+    pub fn write(&mut self, dir: &Path) -> Result<PathBuf> {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating shard directory {}", dir.display()))?;
+        let ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0);
+        let seq = SHARD_SEQ.fetch_add(1, Ordering::Relaxed);
+        let name = format!("sp-{}-{ms}-{seq:06}.npz", self.meta.writer_id);
+        let path = dir.join(&name);
+        let tmp = dir.join(format!("{name}.tmp"));
+        self.write_to(&tmp).with_context(|| format!("writing shard {}", tmp.display()))?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
+        self.positions.clear();
+        self.meta.games.clear();
+        Ok(path)
+    }
+
+    fn write_to(&self, path: &Path) -> Result<()> {
+        let s = self.meta.size;
+        let n = self.positions.len();
+        let a = action_space_size(s);
+        let mut planes = Vec::with_capacity(n * NUM_PLANES * s * s);
+        let mut globals = Vec::with_capacity(n * NUM_GLOBALS);
+        let mut policy = Vec::with_capacity(n * a);
+        let mut value = Vec::with_capacity(n * 3);
+        for p in &self.positions {
+            planes.extend_from_slice(&p.planes);
+            globals.extend_from_slice(&p.globals);
+            policy.extend_from_slice(&p.policy);
+            value.extend_from_slice(&p.value);
+        }
+        let planes = Array4::from_shape_vec((n, NUM_PLANES, s, s), planes)?;
+        let globals = Array2::from_shape_vec((n, NUM_GLOBALS), globals)?;
+        let policy = Array2::from_shape_vec((n, a), policy)?;
+        let value = Array2::from_shape_vec((n, 3), value)?;
+        let root_value: Array1<f32> = self.positions.iter().map(|p| p.root_value).collect();
+        let generation: Array1<i64> = self.positions.iter().map(|p| p.generation).collect();
+        let game_index: Array1<i64> = self.positions.iter().map(|p| p.game_index).collect();
+        let meta: Array1<u8> = Array1::from_vec(serde_json::to_vec(&self.meta)?);
+        let file = std::fs::File::create(path)?;
+        let mut npz = NpzWriter::new_compressed(std::io::BufWriter::new(file));
+        npz.add_array("planes", &planes)?;
+        npz.add_array("globals", &globals)?;
+        npz.add_array("policy", &policy)?;
+        npz.add_array("value", &value)?;
+        npz.add_array("root_value", &root_value)?;
+        npz.add_array("generation", &generation)?;
+        npz.add_array("game_index", &game_index)?;
+        npz.add_array("meta", &meta)?;
+        let w = npz.finish()?;
+        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        Ok(())
+    }
+}
+
+/// Read and validate a shard: every array present with its DESIGN.md dtype, shapes consistent
+/// with `N` and the metadata's board size, encoder version known, `game_index` within
+/// `meta.games`. Every error names the file.
+pub fn read_shard(path: &Path) -> Result<Shard> {
+    read_shard_inner(path).with_context(|| format!("invalid self-play shard {}", path.display()))
+}
+
+fn read_shard_inner(path: &Path) -> Result<Shard> {
+    let file = std::fs::File::open(path).context("cannot open")?;
+    let mut npz = NpzReader::new(std::io::BufReader::new(file)).context("not a readable npz archive")?;
+    let meta: Array1<u8> = npz.by_name("meta").context("array `meta` (u8 [bytes]) missing or malformed")?;
+    let meta: ShardMeta = serde_json::from_slice(meta.as_slice().unwrap_or(&meta.to_vec()))
+        .context("array `meta` is not valid shard JSON")?;
+    if meta.encoder_version != ENCODER_VERSION {
+        bail!("encoder version {} is not the supported version {ENCODER_VERSION}", meta.encoder_version);
+    }
+    let s = meta.size;
+    let planes: Array4<u8> = npz.by_name("planes").context("array `planes` (u8 [N, C, S, S]) missing or malformed")?;
+    let n = planes.shape()[0];
+    ensure!(
+        planes.shape() == [n, NUM_PLANES, s, s],
+        "array `planes` has shape {:?}, expected [N, {NUM_PLANES}, {s}, {s}]",
+        planes.shape()
+    );
+    let globals: Array2<f32> = npz.by_name("globals").context("array `globals` (f32 [N, G]) missing or malformed")?;
+    ensure!(globals.shape() == [n, NUM_GLOBALS], "array `globals` has shape {:?}, expected [{n}, {NUM_GLOBALS}]", globals.shape());
+    let a = action_space_size(s);
+    let policy: Array2<f32> = npz.by_name("policy").context("array `policy` (f32 [N, A]) missing or malformed")?;
+    ensure!(policy.shape() == [n, a], "array `policy` has shape {:?}, expected [{n}, {a}]", policy.shape());
+    let value: Array2<f32> = npz.by_name("value").context("array `value` (f32 [N, 3]) missing or malformed")?;
+    ensure!(value.shape() == [n, 3], "array `value` has shape {:?}, expected [{n}, 3]", value.shape());
+    let root_value: Array1<f32> = npz.by_name("root_value").context("array `root_value` (f32 [N]) missing or malformed")?;
+    ensure!(root_value.len() == n, "array `root_value` has {} entries, expected {n}", root_value.len());
+    let generation: Array1<i64> = npz.by_name("generation").context("array `generation` (i64 [N]) missing or malformed")?;
+    ensure!(generation.len() == n, "array `generation` has {} entries, expected {n}", generation.len());
+    let game_index: Array1<i64> = npz.by_name("game_index").context("array `game_index` (i64 [N]) missing or malformed")?;
+    ensure!(game_index.len() == n, "array `game_index` has {} entries, expected {n}", game_index.len());
+    if let Some(bad) = game_index.iter().find(|&&g| g < 0 || g as usize >= meta.games.len()) {
+        bail!("array `game_index` holds {bad}, outside 0..{} games", meta.games.len());
+    }
+    Ok(Shard { meta, planes, globals, policy, value, root_value, generation, game_index })
+}
+
+/// The `.npz` shards in `dir` (not `.tmp` files), sorted by name.
+pub fn list_shards(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).with_context(|| format!("reading shard directory {}", dir.display()))? {
+        let p = e?.path();
+        if p.extension().is_some_and(|x| x == "npz") {
+            v.push(p);
+        }
+    }
+    v.sort();
+    Ok(v)
+}

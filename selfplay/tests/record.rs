@@ -1,0 +1,99 @@
+//! Shard round trip and corruption detection (DESIGN.md "Self-play shards").
+
+use renju_rules::{Action, Player, Point, Protocol, Rule};
+use renju_selfplay::action::action_space_size;
+use renju_selfplay::encode::{NUM_GLOBALS, NUM_PLANES};
+use renju_selfplay::record::*;
+
+fn sample_writer(size: usize) -> ShardWriter {
+    let mut w = ShardWriter::new(size, Rule::Renju, Protocol::Rif, "test");
+    for g in 0..2 {
+        let positions: Vec<PositionRecord> = (0..3)
+            .map(|k| {
+                let mut policy = vec![0.0; action_space_size(size)];
+                policy[k] = 1.0;
+                PositionRecord {
+                    planes: (0..NUM_PLANES * size * size).map(|i| ((i + k) % 2) as u8).collect(),
+                    globals: (0..NUM_GLOBALS).map(|i| i as f32 * 0.5).collect(),
+                    policy,
+                    value: [1.0, 0.0, 0.0],
+                    root_value: 0.25 * k as f32,
+                    generation: 7 + g,
+                    game_index: -1,
+                }
+            })
+            .collect();
+        let meta = GameMeta {
+            opening: None,
+            decisions: vec![(Player::First, Action::Place(Point::new(4, 4))), (Player::Second, Action::Swap)],
+            result: GameResult { winner: Some(Player::Second), reason: EndReason::Five, black_player: Player::Second },
+            resign_disabled: g == 1,
+            false_resignation: false,
+            generation_first: 7 + g,
+            generation_last: 7 + g,
+        };
+        w.push_game(meta, positions).unwrap();
+    }
+    w
+}
+
+#[test]
+fn shard_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = sample_writer(9);
+    let path = w.write(dir.path()).unwrap();
+    assert!(path.file_name().unwrap().to_str().unwrap().starts_with("sp-test-"));
+    assert_eq!(w.positions(), 0, "writer is emptied after writing");
+    // No temp file left behind.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    let s = read_shard(&path).unwrap();
+    assert_eq!(s.len(), 6);
+    assert_eq!(s.planes.shape(), &[6, NUM_PLANES, 9, 9]);
+    assert_eq!(s.planes[[4, 0, 0, 1]], ((9 + 1) % 2) as u8);
+    assert_eq!(s.policy[[4, 1]], 1.0);
+    assert_eq!(s.globals[[5, 3]], 1.5);
+    assert_eq!(s.generation.to_vec(), vec![7, 7, 7, 8, 8, 8]);
+    assert_eq!(s.game_index.to_vec(), vec![0, 0, 0, 1, 1, 1]);
+    assert_eq!(s.root_value[2], 0.5);
+    assert_eq!(s.meta.games.len(), 2);
+    assert_eq!(s.meta.games[0].decisions[1], (Player::Second, Action::Swap));
+    assert!(s.meta.games[1].resign_disabled);
+    assert_eq!(s.meta.rule, Rule::Renju);
+    assert_eq!(s.meta.protocol, Protocol::Rif);
+    assert_eq!(list_shards(dir.path()).unwrap(), vec![path]);
+}
+
+#[test]
+fn two_writes_get_distinct_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = sample_writer(9).write(dir.path()).unwrap();
+    let b = sample_writer(9).write(dir.path()).unwrap();
+    assert_ne!(a, b);
+}
+
+#[test]
+fn truncated_shard_error_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = sample_writer(9).write(dir.path()).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let err = format!("{:#}", read_shard(&path).unwrap_err());
+    assert!(err.contains(path.file_name().unwrap().to_str().unwrap()), "error does not name the file: {err}");
+}
+
+#[test]
+fn wrong_push_lengths_are_rejected() {
+    let mut w = ShardWriter::new(9, Rule::Renju, Protocol::Rif, "t");
+    let meta = GameMeta {
+        opening: None,
+        decisions: vec![],
+        result: GameResult { winner: None, reason: EndReason::StoneCap, black_player: Player::First },
+        resign_disabled: false,
+        false_resignation: false,
+        generation_first: 0,
+        generation_last: 0,
+    };
+    let p = PositionRecord { planes: vec![0; 3], globals: vec![0.0; NUM_GLOBALS], policy: vec![0.0; action_space_size(9)], value: [0.0, 1.0, 0.0], root_value: 0.0, generation: 0, game_index: 0 };
+    let err = w.push_game(meta, vec![p]).unwrap_err().to_string();
+    assert!(err.contains("planes has 3 bytes"), "{err}");
+}
