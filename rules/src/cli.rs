@@ -1,1 +1,105 @@
-//! TODO
+//! The `renju-zero rules ...` commands as library functions (the binary only wires clap).
+//!
+//! - [`show`]: a game as an ASCII board with Black's forbidden points marked by kind.
+//! - [`classify_jsonl`]: JSON lines in, one verdict per line out. Input line:
+//!   `{"black":["h8",...],"white":["h9",...],"move":"j10","color":"black"}` (`color` optional,
+//!   default black). Output: `{"move":"j10","result":R}` with R one of `five`, `double-three`,
+//!   `double-four`, `overline`, `legal`, `occupied` (`five` = the move wins; under renju that
+//!   includes White's overline), or `{"line":N,"error":"..."}` (N 1-based) for a malformed line.
+
+use crate::board::{Board, Color, ForbiddenKind, Point, Rule, Verdict};
+use crate::notation::{board_to_ascii, parse_moves, parse_point};
+use std::io::{BufRead, Write};
+
+/// Errors of [`show`].
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error(transparent)]
+    Size(#[from] crate::board::SizeError),
+    #[error(transparent)]
+    Notation(#[from] crate::notation::NotationError),
+}
+
+/// The board after `moves_text` (alternating Black, White from the first move) as ASCII, with
+/// Black's forbidden points marked (`3`/`4`/`6`, renju only) and listed.
+/// Errors: bad size, bad/repeated/empty move list (messages name the token).
+pub fn show(rule: Rule, size: usize, moves_text: &str) -> Result<String, CliError> {
+    let mut board = Board::new(size, rule)?;
+    let moves = parse_moves(moves_text, size)?;
+    for (i, p) in moves.into_iter().enumerate() {
+        board.place(p, if i % 2 == 0 { Color::Black } else { Color::White });
+    }
+    Ok(board_to_ascii(&board, rule == Rule::Renju))
+}
+
+/// The result word of a verdict, as printed by `rules classify`.
+pub fn verdict_word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Five => "five",
+        Verdict::Forbidden(ForbiddenKind::DoubleThree) => "double-three",
+        Verdict::Forbidden(ForbiddenKind::DoubleFour) => "double-four",
+        Verdict::Forbidden(ForbiddenKind::Overline) => "overline",
+        Verdict::Legal => "legal",
+        Verdict::Occupied => "occupied",
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Query {
+    #[serde(default)]
+    black: Vec<String>,
+    #[serde(default)]
+    white: Vec<String>,
+    #[serde(rename = "move")]
+    mv: Option<String>,
+    color: Option<String>,
+}
+
+/// Classify one JSON line; `Err(message)` for a malformed line.
+pub fn classify_line(line: &str, rule: Rule, size: usize) -> Result<(String, Verdict), String> {
+    let q: Query = serde_json::from_str(line).map_err(|e| format!("bad JSON: {e}"))?;
+    let mv = q.mv.ok_or_else(|| "missing field `move`".to_string())?;
+    let color = match q.color.as_deref().map(|c| c.to_ascii_lowercase()) {
+        None => Color::Black,
+        Some(c) if c == "black" => Color::Black,
+        Some(c) if c == "white" => Color::White,
+        Some(c) => return Err(format!("unknown color `{c}` (expected black or white)")),
+    };
+    let mut board = Board::new(size, rule).map_err(|e| e.to_string())?;
+    let mut seen: Vec<(Point, &str)> = Vec::new();
+    for (list, c) in [(&q.black, Color::Black), (&q.white, Color::White)] {
+        let name = if c == Color::Black { "black" } else { "white" };
+        for tok in list {
+            let p = parse_point(tok, size).map_err(|e| format!("{name}: {e}"))?;
+            if let Some((_, first)) = seen.iter().find(|(s, _)| *s == p) {
+                return Err(format!("{name}: point `{tok}` is listed twice (also in {first})"));
+            }
+            seen.push((p, name));
+            board.place(p, c);
+        }
+    }
+    let p = parse_point(&mv, size).map_err(|e| format!("move: {e}"))?;
+    Ok((mv, board.classify(p, color)))
+}
+
+/// `rules classify`: read JSON lines from `reader`, write one JSON line per non-blank input line
+/// to `writer`. Returns `Ok(true)` when every line was well formed; I/O errors are returned.
+pub fn classify_jsonl<R: BufRead, W: Write>(reader: R, mut writer: W, rule: Rule, size: usize) -> std::io::Result<bool> {
+    let mut all_ok = true;
+    for (i, line) in reader.lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let out = match classify_line(&line, rule, size) {
+            Ok((mv, v)) => serde_json::json!({"move": mv, "result": verdict_word(v)}),
+            Err(e) => {
+                all_ok = false;
+                serde_json::json!({"line": i + 1, "error": e})
+            }
+        };
+        writeln!(writer, "{out}")?;
+    }
+    writer.flush()?;
+    Ok(all_ok)
+}
