@@ -1,1 +1,29 @@
-//! renju-trainer
+//! `renju-trainer`: the tch policy-value network and everything around training it.
+//!
+//! - [`config`]: [`TrainerConfig`] and the architecture presets ([`NetConfig::preset`]).
+//! - [`net`]: the KataGo-style residual network ([`Net`], [`NetShape`]).
+//! - [`model`]: published model directories, loading with validation, TorchScript export, the
+//!   [`ModelEvaluator`] (the search crate's `Evaluator`).
+//! - [`replay`]: the replay window over self-play shards, symmetry augmentation, the background
+//!   batch loader.
+//! - [`optim`]: SGD-Nesterov / AdamW with checkpointable state.
+//! - [`trainer`]: [`Trainer`] (open or resume a run, train steps, checkpoint, publish).
+//! - [`metrics`]: the [`MetricsSink`] trait, TensorBoard output and an event-file reader.
+//! - [`export`]: `renju-zero export` as a library function.
+
+pub mod config;
+pub mod export;
+pub mod fsutil;
+pub mod metrics;
+pub mod model;
+pub mod net;
+pub mod optim;
+pub mod replay;
+pub mod trainer;
+
+pub use config::{NetConfig, OptimizerConfig, TrainerConfig};
+pub use metrics::MetricsSink;
+pub use model::{ModelConfig, ModelEvaluator};
+pub use net::{Net, NetShape};
+pub use replay::{ReplayWindow, WindowStatus};
+pub use trainer::{TrainMetrics, Trainer};

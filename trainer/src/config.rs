@@ -1,0 +1,377 @@
+//! Configuration: the network architecture ([`NetConfig`], with the presets `tiny`, `quick`,
+//! `standard`, `large`) and the training run ([`TrainerConfig`]).
+//!
+//! Every struct is `serde` with `deny_unknown_fields` and per-field defaults, so a TOML/JSON file
+//! needs to name only what it changes, and a misspelt key is an error instead of being ignored.
+
+use anyhow::{bail, ensure, Context, Result};
+use renju_rules::Rule;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Architecture of the residual tower (see [`crate::net`] for the layers).
+///
+/// The tower follows KataGo (Wu 2019, "Accelerating Self-Play Learning in Go", §3 and
+/// Appendix A): pre-activation residual blocks, some of which carry a global-pooling bias, and
+/// global-pooling policy and value heads.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetConfig {
+    /// Number of residual blocks in the tower. Default (the `quick` preset): 6.
+    pub blocks: usize,
+    /// Channels of the tower (3x3 convolutions). Default: 64.
+    pub channels: usize,
+    /// Every `pool_every`-th block (1-based: blocks `k` with `k % pool_every == pool_every - 1`)
+    /// carries a global-pooling bias, as KataGo does in roughly every third block; 0 = none.
+    /// Default: 3.
+    pub pool_every: usize,
+    /// Channels of a block that are pooled (mean and max over the board) into a bias for the
+    /// others. Must be < `channels`. Default: 16 (KataGo b6c96 pools 32 of 96).
+    pub pool_channels: usize,
+    /// Channels of the 1x1 convolutions of the policy head. Default: 32 (KataGo b6c96: 32).
+    pub policy_channels: usize,
+    /// Channels of the 1x1 convolution of the value head. Default: 32 (KataGo b6c96: 32).
+    pub value_channels: usize,
+    /// Width of the hidden fully connected layer of the value head. Default: 64.
+    pub value_hidden: usize,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        NetConfig::preset("quick").expect("quick preset exists")
+    }
+}
+
+impl NetConfig {
+    /// The named presets: `tiny` (tests: 2 blocks x 16), `quick` (CPU: 6 x 64), `standard`
+    /// (GPU: 10 x 128), `large` (20 x 256). Errors on any other name.
+    pub fn preset(name: &str) -> Result<NetConfig> {
+        let (blocks, channels, pool, head, hidden) = match name {
+            "tiny" => (2, 16, 8, 8, 16),
+            "quick" => (6, 64, 16, 32, 64),
+            "standard" => (10, 128, 32, 32, 128),
+            "large" => (20, 256, 64, 48, 256),
+            other => bail!("unknown network preset '{other}' (expected tiny, quick, standard or large)"),
+        };
+        Ok(NetConfig {
+            blocks,
+            channels,
+            pool_every: 3,
+            pool_channels: pool,
+            policy_channels: head,
+            value_channels: head,
+            value_hidden: hidden,
+        })
+    }
+
+    /// Checks the sizes are usable.
+    pub fn validate(&self) -> Result<()> {
+        ensure!(self.blocks >= 1, "net.blocks must be >= 1");
+        ensure!(self.channels >= 2, "net.channels must be >= 2");
+        ensure!(
+            self.pool_every == 0 || (self.pool_channels >= 1 && self.pool_channels < self.channels),
+            "net.pool_channels ({}) must be in 1..channels ({})",
+            self.pool_channels,
+            self.channels
+        );
+        ensure!(self.policy_channels >= 1 && self.value_channels >= 1 && self.value_hidden >= 1,
+            "net head sizes must be >= 1");
+        Ok(())
+    }
+
+    /// Whether block `i` (0-based) carries a global-pooling bias.
+    pub fn block_has_pool(&self, i: usize) -> bool {
+        self.pool_every > 0 && i % self.pool_every == self.pool_every - 1
+    }
+}
+
+/// The optimiser.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "lowercase")]
+pub enum OptimizerConfig {
+    /// SGD with Nesterov momentum (AlphaZero, Silver et al. 2018: momentum 0.9). Weight decay
+    /// comes from the L2 term of the loss ([`TrainerConfig::l2`]).
+    Sgd {
+        /// Momentum coefficient. Default: 0.9 (AlphaZero).
+        #[serde(default = "default_momentum")]
+        momentum: f64,
+    },
+    /// AdamW (Loshchilov & Hutter 2019) with decoupled weight decay; set
+    /// [`TrainerConfig::l2`] to 0 when using it.
+    Adamw {
+        /// Default: 0.9.
+        #[serde(default = "default_beta1")]
+        beta1: f64,
+        /// Default: 0.999.
+        #[serde(default = "default_beta2")]
+        beta2: f64,
+        /// Default: 1e-8.
+        #[serde(default = "default_eps")]
+        eps: f64,
+        /// Decoupled weight decay per step, multiplied by the learning rate. Default: 0.01.
+        #[serde(default = "default_wd")]
+        weight_decay: f64,
+    },
+}
+
+fn default_momentum() -> f64 {
+    0.9
+}
+fn default_beta1() -> f64 {
+    0.9
+}
+fn default_beta2() -> f64 {
+    0.999
+}
+fn default_eps() -> f64 {
+    1e-8
+}
+fn default_wd() -> f64 {
+    0.01
+}
+
+impl Default for OptimizerConfig {
+    fn default() -> Self {
+        OptimizerConfig::Sgd { momentum: 0.9 }
+    }
+}
+
+/// Learning-rate schedule: linear warm-up from 0, then `lr` multiplied by the factor of every
+/// milestone already passed (AlphaZero's step schedule: 0.2 → 0.02 → 0.002).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LrSchedule {
+    /// Peak learning rate. Default: 0.02 (SGD, batch 256; AlphaZero used 0.2 at batch 4096).
+    pub lr: f64,
+    /// Steps of linear warm-up. Default: 200.
+    pub warmup_steps: u64,
+    /// `[step, factor]` milestones: from `step` on the rate is multiplied by `factor`
+    /// (cumulative). Default: none.
+    pub milestones: Vec<(u64, f64)>,
+}
+
+impl Default for LrSchedule {
+    fn default() -> Self {
+        LrSchedule { lr: 0.02, warmup_steps: 200, milestones: Vec::new() }
+    }
+}
+
+impl LrSchedule {
+    /// The learning rate of step `step` (0-based).
+    pub fn at(&self, step: u64) -> f64 {
+        let mut lr = self.lr;
+        if step < self.warmup_steps {
+            lr *= (step + 1) as f64 / self.warmup_steps as f64;
+        }
+        for &(s, f) in &self.milestones {
+            if step >= s {
+                lr *= f;
+            }
+        }
+        lr
+    }
+}
+
+/// The replay window: how many of the most recent samples training draws from.
+///
+/// KataGo's power law (Wu 2019, Appendix C): with `N` samples produced so far,
+/// `window(N) = min(N, c * (1 + beta * ((N / c)^alpha - 1) / alpha))` for `N > c`, and
+/// `window(N) = N` below `c`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WindowConfig {
+    /// `c`: the window is everything until this many samples exist. Default: 250000 (KataGo).
+    pub min_samples: u64,
+    /// `alpha`: exponent of the growth. Default: 0.75 (KataGo).
+    pub alpha: f64,
+    /// `beta`: slope at `N = c`. Default: 0.4 (KataGo).
+    pub beta: f64,
+    /// Upper bound on the window (memory). Default: 2000000.
+    pub max_samples: u64,
+}
+
+impl Default for WindowConfig {
+    fn default() -> Self {
+        WindowConfig { min_samples: 250_000, alpha: 0.75, beta: 0.4, max_samples: 2_000_000 }
+    }
+}
+
+impl WindowConfig {
+    /// Window size (samples) when `total` samples have been produced in all.
+    pub fn window_size(&self, total: u64) -> u64 {
+        let c = self.min_samples.max(1) as f64;
+        let n = total as f64;
+        let w = if n <= c {
+            n
+        } else {
+            c * (1.0 + self.beta * ((n / c).powf(self.alpha) - 1.0) / self.alpha)
+        };
+        (w.floor() as u64).min(total).min(self.max_samples)
+    }
+}
+
+/// Where tensors live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceChoice {
+    /// CUDA device 0 when available, else the CPU. Default.
+    #[default]
+    Auto,
+    /// The CPU.
+    Cpu,
+    /// CUDA device 0 (an error at start when unavailable).
+    Cuda,
+}
+
+impl DeviceChoice {
+    /// Resolves to a tch device; errors when CUDA is asked for but absent.
+    pub fn resolve(self) -> Result<tch::Device> {
+        Ok(match self {
+            DeviceChoice::Auto => tch::Device::cuda_if_available(),
+            DeviceChoice::Cpu => tch::Device::Cpu,
+            DeviceChoice::Cuda => {
+                ensure!(tch::Cuda::is_available(), "device = \"cuda\" but no CUDA device is available");
+                tch::Device::Cuda(0)
+            }
+        })
+    }
+}
+
+/// Everything that configures a training run. Stored in every checkpoint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainerConfig {
+    /// The network architecture. Default: the `quick` preset (6 blocks x 64 channels).
+    pub net: NetConfig,
+    /// Board side `S`. Default: 15.
+    pub board_size: usize,
+    /// Rule variant the run plays (recorded in published models; shards must match). Default:
+    /// renju.
+    pub rule: Rule,
+    /// Samples per training step. Default: 256 (KataGo).
+    pub batch_size: usize,
+    /// The optimiser. Default: SGD with Nesterov momentum 0.9.
+    pub optimizer: OptimizerConfig,
+    /// Learning-rate schedule. Default: see [`LrSchedule`].
+    pub schedule: LrSchedule,
+    /// L2 coefficient `c` of the loss term `c * sum(w^2)` over convolution and linear weights
+    /// (not batch-norm parameters or biases). Default: 1e-4 (AlphaZero).
+    pub l2: f64,
+    /// Weight of the value cross-entropy relative to the policy cross-entropy. Default: 1.0
+    /// (AlphaZero weights them equally).
+    pub value_loss_weight: f64,
+    /// Gradients are rescaled so that their global L2 norm is at most this; 0 = off. Default: 10.
+    pub grad_clip: f64,
+    /// Replay window. Default: KataGo's power law, see [`WindowConfig`].
+    pub window: WindowConfig,
+    /// Training samples per new self-play sample that the combined loop should keep to (KataGo
+    /// trains each sample about 4 times on average at its settings). Used by
+    /// [`crate::Trainer::steps_allowed`]. Default: 4.0.
+    pub samples_per_new_sample: f64,
+    /// Samples that must exist before any training step. Default: 10000.
+    pub min_samples_to_train: u64,
+    /// Write a checkpoint every this many steps (and at [`crate::Trainer::checkpoint`] calls).
+    /// Default: 1000.
+    pub checkpoint_every: u64,
+    /// How many checkpoints to keep (older ones are deleted). Default: 3.
+    pub keep_checkpoints: usize,
+    /// Seed of all training randomness (initial weights, sampling, symmetries). Default: 1.
+    pub seed: u64,
+    /// Device. Default: auto (CUDA when present).
+    pub device: DeviceChoice,
+    /// Batches the background loader prepares ahead of the training step. Default: 4.
+    pub prefetch_batches: usize,
+    /// Apply a random board symmetry (of 8) to each sample. Default: true.
+    pub augment_symmetry: bool,
+    /// Write TensorBoard event files into `<run>/tensorboard/`. Default: true.
+    pub tensorboard: bool,
+}
+
+impl Default for TrainerConfig {
+    fn default() -> Self {
+        TrainerConfig {
+            net: NetConfig::default(),
+            board_size: 15,
+            rule: Rule::Renju,
+            batch_size: 256,
+            optimizer: OptimizerConfig::default(),
+            schedule: LrSchedule::default(),
+            l2: 1e-4,
+            value_loss_weight: 1.0,
+            grad_clip: 10.0,
+            window: WindowConfig::default(),
+            samples_per_new_sample: 4.0,
+            min_samples_to_train: 10_000,
+            checkpoint_every: 1000,
+            keep_checkpoints: 3,
+            seed: 1,
+            device: DeviceChoice::Auto,
+            prefetch_batches: 4,
+            augment_symmetry: true,
+            tensorboard: true,
+        }
+    }
+}
+
+impl TrainerConfig {
+    /// Reads a TOML file; errors name the file and the bad key.
+    pub fn from_toml_file(path: &Path) -> Result<TrainerConfig> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading trainer config {}", path.display()))?;
+        let cfg: TrainerConfig =
+            toml::from_str(&text).with_context(|| format!("parsing trainer config {}", path.display()))?;
+        cfg.validate().with_context(|| format!("invalid trainer config {}", path.display()))?;
+        Ok(cfg)
+    }
+
+    /// Checks values are usable.
+    pub fn validate(&self) -> Result<()> {
+        self.net.validate()?;
+        ensure!(self.board_size >= 5 && self.board_size <= 32, "board_size must be in 5..=32");
+        ensure!(self.batch_size >= 1, "batch_size must be >= 1");
+        ensure!(self.schedule.lr > 0.0, "schedule.lr must be > 0");
+        ensure!(self.l2 >= 0.0 && self.grad_clip >= 0.0, "l2 and grad_clip must be >= 0");
+        ensure!(self.keep_checkpoints >= 1, "keep_checkpoints must be >= 1");
+        ensure!(self.samples_per_new_sample > 0.0, "samples_per_new_sample must be > 0");
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_follows_katago_power_law() {
+        let w = WindowConfig::default();
+        assert_eq!(w.window_size(1000), 1000);
+        assert_eq!(w.window_size(250_000), 250_000);
+        // N = 4c: c * (1 + 0.4 * (4^0.75 - 1) / 0.75) = 250000 * (1 + 0.4 * 1.828427 / 0.75)
+        //       = 250000 * 1.975161 = 493790.4
+        assert_eq!(w.window_size(1_000_000), 493_790);
+    }
+
+    #[test]
+    fn lr_schedule_warms_up_and_decays() {
+        let s = LrSchedule { lr: 0.1, warmup_steps: 10, milestones: vec![(100, 0.1), (200, 0.1)] };
+        assert!((s.at(0) - 0.01).abs() < 1e-12);
+        assert!((s.at(9) - 0.1).abs() < 1e-12);
+        assert!((s.at(99) - 0.1).abs() < 1e-12);
+        assert!((s.at(100) - 0.01).abs() < 1e-12);
+        assert!((s.at(250) - 0.001).abs() < 1e-12);
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected_and_defaults_fill_in() {
+        let cfg: TrainerConfig = toml::from_str("batch_size = 32\n[net]\nblocks = 2\n").unwrap();
+        assert_eq!(cfg.batch_size, 32);
+        assert_eq!(cfg.net.blocks, 2);
+        assert_eq!(cfg.net.channels, 64);
+        assert!(toml::from_str::<TrainerConfig>("batch_sise = 32\n").is_err());
+        let opt: TrainerConfig = toml::from_str("[optimizer]\nkind = \"adamw\"\n").unwrap();
+        assert_eq!(
+            opt.optimizer,
+            OptimizerConfig::Adamw { beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.01 }
+        );
+    }
+}

@@ -1,0 +1,360 @@
+//! Published models: the directory format, loading with validation, publishing generations, the
+//! TorchScript export and the [`ModelEvaluator`].
+//!
+//! A model directory (`<run>/models/gen-NNNNNN/`) holds:
+//! - `model.safetensors`: every network variable (weights and batch-norm running statistics),
+//!   f32, keys as built by [`Net::new`];
+//! - `config.json`: a [`ModelConfig`] (architecture, encoder version, rule, board size,
+//!   generation);
+//! - `model.pt`: TorchScript, `forward(planes: f32 [n, C, S, S], globals: f32 [n, G]) ->
+//!   f32 [n, A + 3]`: columns `0..A` are the policy logits over the whole action space (DESIGN.md
+//!   order), columns `A..A+3` the value logits win, draw, loss for the deciding player (softmax
+//!   them for probabilities). Batch norm is in inference mode; runs on the CPU.
+//!
+//! `<run>/models/LATEST` holds the name of the newest generation (`gen-NNNNNN`). Every file is
+//! written into `models/.tmp-gen-NNNNNN-<pid>/` which is then renamed to `gen-NNNNNN`; an existing
+//! generation is never replaced.
+
+use crate::config::NetConfig;
+use crate::fsutil::{rename_dir_no_replace, write_atomic};
+use crate::net::{Net, NetShape};
+use anyhow::{bail, ensure, Context, Result};
+use renju_rules::Rule;
+use renju_selfplay::encode::ENCODER_VERSION;
+use renju_selfplay::eval::{check_inputs, EvalOutput, Evaluator};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use tch::{nn, CModule, Device, Kind, Tensor};
+
+/// Value of [`ModelConfig::format`].
+pub const MODEL_FORMAT: &str = "renju-zero-model";
+/// Current [`ModelConfig::format_version`].
+pub const MODEL_FORMAT_VERSION: u32 = 1;
+/// File names inside a model directory.
+pub const WEIGHTS_FILE: &str = "model.safetensors";
+/// See the module docs.
+pub const CONFIG_FILE: &str = "config.json";
+/// See the module docs.
+pub const TORCHSCRIPT_FILE: &str = "model.pt";
+/// Pointer file in the models directory naming the newest generation.
+pub const LATEST_FILE: &str = "LATEST";
+
+/// `config.json` of a model directory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// Always [`MODEL_FORMAT`].
+    pub format: String,
+    /// [`MODEL_FORMAT_VERSION`].
+    pub format_version: u32,
+    /// Generation number (0 = the random initial network).
+    pub generation: u64,
+    /// `renju_selfplay::encode::ENCODER_VERSION` the network was trained on; checked on load.
+    pub encoder_version: u32,
+    /// Rule variant of the training games.
+    pub rule: Rule,
+    /// Board side `S`.
+    pub board_size: usize,
+    /// Input/output dimensions.
+    pub shape: NetShape,
+    /// Architecture.
+    pub net: NetConfig,
+    /// Training steps behind these weights.
+    pub trained_steps: u64,
+    /// Training samples behind these weights (steps x batch size).
+    pub trained_samples: u64,
+    /// Human-readable description of `model.pt`'s output.
+    pub torchscript_output: String,
+}
+
+impl ModelConfig {
+    /// A config for a network of the current encoder version.
+    pub fn new(generation: u64, rule: Rule, board_size: usize, net: NetConfig) -> ModelConfig {
+        let shape = NetShape::current(board_size);
+        ModelConfig {
+            format: MODEL_FORMAT.into(),
+            format_version: MODEL_FORMAT_VERSION,
+            generation,
+            encoder_version: ENCODER_VERSION,
+            rule,
+            board_size,
+            shape,
+            net,
+            trained_steps: 0,
+            trained_samples: 0,
+            torchscript_output: format!(
+                "forward(planes f32 [n,{},{s},{s}], globals f32 [n,{}]) -> f32 [n,{}]: columns 0..{} policy logits, then 3 value logits (win, draw, loss)",
+                shape.planes, shape.globals, shape.actions + 3, shape.actions, s = board_size
+            ),
+        }
+    }
+
+    /// Reads and validates `<dir>/config.json`: format, and that the encoder version and shape
+    /// match the current encoder. Errors name the file.
+    pub fn read(dir: &Path) -> Result<ModelConfig> {
+        let path = dir.join(CONFIG_FILE);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("missing or unreadable model config {}", path.display()))?;
+        let cfg: ModelConfig = serde_json::from_str(&text)
+            .with_context(|| format!("corrupt model config {}", path.display()))?;
+        ensure!(
+            cfg.format == MODEL_FORMAT && cfg.format_version == MODEL_FORMAT_VERSION,
+            "{}: format {} v{} is not {MODEL_FORMAT} v{MODEL_FORMAT_VERSION}",
+            path.display(),
+            cfg.format,
+            cfg.format_version
+        );
+        ensure!(
+            cfg.encoder_version == ENCODER_VERSION,
+            "{}: the model was trained with encoder version {}, but this build encodes positions with version {ENCODER_VERSION}",
+            path.display(),
+            cfg.encoder_version
+        );
+        let want = NetShape::current(cfg.board_size);
+        ensure!(
+            cfg.shape == want,
+            "{}: model shape {:?} does not match the current encoder/action space {:?}",
+            path.display(),
+            cfg.shape,
+            want
+        );
+        Ok(cfg)
+    }
+}
+
+/// If `dir` has no `config.json` but a `LATEST` pointer, the directory it points to; else `dir`.
+/// Lets a caller pass either `models/gen-000012` or `models`.
+pub fn resolve_model_dir(dir: &Path) -> Result<PathBuf> {
+    if dir.join(CONFIG_FILE).exists() {
+        return Ok(dir.to_path_buf());
+    }
+    let latest = dir.join(LATEST_FILE);
+    if latest.exists() {
+        let name = std::fs::read_to_string(&latest).with_context(|| format!("reading {}", latest.display()))?;
+        let name = name.trim();
+        ensure!(
+            !name.is_empty() && !name.contains('/') && name != "..",
+            "{}: malformed pointer '{name}'",
+            latest.display()
+        );
+        return Ok(dir.join(name));
+    }
+    if !dir.exists() {
+        bail!("model directory {} does not exist", dir.display());
+    }
+    bail!("{} is not a model directory: it has neither {CONFIG_FILE} nor {LATEST_FILE}", dir.display())
+}
+
+/// Loads `path` (safetensors) into every variable of `vs`, checking that each variable is
+/// present with the right shape and that the file has no extra tensors. Errors name the file.
+pub fn load_weights(vs: &nn::VarStore, path: &Path) -> Result<()> {
+    ensure!(path.exists(), "missing model weights {}", path.display());
+    let named = Tensor::read_safetensors(path)
+        .map_err(|e| anyhow::anyhow!("{e}"))
+        .with_context(|| format!("corrupt model weights {} (not a readable safetensors file)", path.display()))?;
+    let mut named: HashMap<String, Tensor> = named.into_iter().collect();
+    let mut vars: Vec<(String, Tensor)> = vs.variables().into_iter().collect();
+    vars.sort_by(|a, b| a.0.cmp(&b.0));
+    for (name, mut var) in vars {
+        let src = named
+            .remove(&name)
+            .with_context(|| format!("{}: tensor '{name}' missing (architecture mismatch?)", path.display()))?;
+        ensure!(
+            src.size() == var.size(),
+            "{}: tensor '{name}' has shape {:?}, the network expects {:?}",
+            path.display(),
+            src.size(),
+            var.size()
+        );
+        tch::no_grad(|| var.copy_(&src.to_kind(var.kind()).to_device(var.device())));
+    }
+    if let Some(extra) = named.keys().next() {
+        bail!("{}: unexpected tensor '{extra}' (architecture mismatch?)", path.display());
+    }
+    Ok(())
+}
+
+/// A network with its variables and config, as loaded from a model directory.
+pub struct LoadedModel {
+    /// The variables (on the requested device, f32).
+    pub vs: nn::VarStore,
+    /// The network.
+    pub net: Net,
+    /// The model's `config.json`.
+    pub config: ModelConfig,
+    /// The resolved model directory.
+    pub dir: PathBuf,
+}
+
+/// Loads a model directory (or a models directory with `LATEST`) onto `device`, in f32.
+/// Errors: missing/corrupt `config.json` or `model.safetensors`, encoder-version mismatch,
+/// architecture mismatch; each names the file.
+pub fn load_model(dir: &Path, device: Device) -> Result<LoadedModel> {
+    let dir = resolve_model_dir(dir)?;
+    let config = ModelConfig::read(&dir)?;
+    let vs = nn::VarStore::new(device);
+    let net = Net::new(&vs.root(), &config.net, config.shape)
+        .with_context(|| format!("{}: bad architecture", dir.join(CONFIG_FILE).display()))?;
+    load_weights(&vs, &dir.join(WEIGHTS_FILE))?;
+    Ok(LoadedModel { vs, net, config, dir })
+}
+
+/// Traces `net` (which must live on the CPU, f32) into a TorchScript module with the output
+/// layout of the module docs.
+pub fn trace_torchscript(net: &Net) -> Result<CModule> {
+    let s = net.shape();
+    let planes = Tensor::zeros([2, s.planes as i64, s.size as i64, s.size as i64], (Kind::Float, Device::Cpu));
+    let globals = Tensor::zeros([2, s.globals as i64], (Kind::Float, Device::Cpu));
+    let module = tch::no_grad(|| {
+        CModule::create_by_tracing("RenjuNet", "forward", &[planes, globals], &mut |inp| {
+            vec![net.forward_export(&inp[0], &inp[1])]
+        })
+    })?;
+    Ok(module)
+}
+
+/// Writes the three files of a model directory into `dir` (which must exist): weights, config,
+/// TorchScript. `vs`/`net` may live on any device; a CPU f32 copy is traced.
+pub fn write_model_files(dir: &Path, vs: &nn::VarStore, config: &ModelConfig) -> Result<()> {
+    let mut cpu = nn::VarStore::new(Device::Cpu);
+    let cpu_net = Net::new(&cpu.root(), &config.net, config.shape)?;
+    cpu.copy(vs).context("copying the network to the CPU")?;
+    cpu.float();
+    let weights = dir.join(WEIGHTS_FILE);
+    cpu.save(&weights).with_context(|| format!("writing {}", weights.display()))?;
+    let json = serde_json::to_string_pretty(config)?;
+    write_atomic(&dir.join(CONFIG_FILE), json.as_bytes())?;
+    let pt = dir.join(TORCHSCRIPT_FILE);
+    let module = trace_torchscript(&cpu_net).context("tracing the TorchScript module")?;
+    module.save(&pt).with_context(|| format!("writing {}", pt.display()))?;
+    Ok(())
+}
+
+/// Name of generation `g`'s directory: `gen-NNNNNN`.
+pub fn generation_dir_name(g: u64) -> String {
+    format!("gen-{g:06}")
+}
+
+/// Generations present in `models_dir` (directories named `gen-NNNNNN`), ascending.
+pub fn list_generations(models_dir: &Path) -> Result<Vec<u64>> {
+    let mut gens = Vec::new();
+    if !models_dir.exists() {
+        return Ok(gens);
+    }
+    for e in std::fs::read_dir(models_dir).with_context(|| format!("reading {}", models_dir.display()))? {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if let Some(n) = name.strip_prefix("gen-").and_then(|n| n.parse::<u64>().ok()) {
+            if e.path().is_dir() {
+                gens.push(n);
+            }
+        }
+    }
+    gens.sort_unstable();
+    Ok(gens)
+}
+
+/// Publishes `vs` as generation `config.generation` under `models_dir`: writes everything into
+/// a temporary directory, renames it to `gen-NNNNNN` (refusing to replace an existing one), then
+/// updates `LATEST` (temp file + rename). Returns the new directory.
+pub fn publish_model(models_dir: &Path, vs: &nn::VarStore, config: &ModelConfig) -> Result<PathBuf> {
+    std::fs::create_dir_all(models_dir).with_context(|| format!("creating {}", models_dir.display()))?;
+    let name = generation_dir_name(config.generation);
+    let dest = models_dir.join(&name);
+    ensure!(!dest.exists(), "generation {} already published at {}; refusing to overwrite it", config.generation, dest.display());
+    let tmp = models_dir.join(format!(".tmp-{name}-{}", std::process::id()));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).with_context(|| format!("removing stale {}", tmp.display()))?;
+    }
+    std::fs::create_dir(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    let res = write_model_files(&tmp, vs, config).and_then(|_| rename_dir_no_replace(&tmp, &dest));
+    if let Err(e) = res {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e.context(format!("publishing generation {}", config.generation)));
+    }
+    write_atomic(&models_dir.join(LATEST_FILE), format!("{name}\n").as_bytes())?;
+    Ok(dest)
+}
+
+/// The network as a search [`Evaluator`]: inference under `no_grad` with batch norm in
+/// inference mode. On CUDA the weights and inputs are converted to f16 (half precision); on the
+/// CPU everything is f32. Not `Sync` (tch tensors are not); the inference server owns it on one
+/// thread.
+pub struct ModelEvaluator {
+    vs: nn::VarStore,
+    net: Net,
+    config: ModelConfig,
+    device: Device,
+    kind: Kind,
+}
+
+impl ModelEvaluator {
+    /// Loads a model directory (or a models directory with `LATEST`, see
+    /// [`resolve_model_dir`]) onto `device`. Errors as [`load_model`].
+    pub fn load(dir: &Path, device: Device) -> Result<ModelEvaluator> {
+        let LoadedModel { mut vs, net, config, .. } = load_model(dir, device)?;
+        let kind = if device.is_cuda() { Kind::Half } else { Kind::Float };
+        if kind == Kind::Half {
+            vs.half();
+        }
+        Ok(ModelEvaluator { vs, net, config, device, kind })
+    }
+
+    /// The model's config.
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    /// The model's generation.
+    pub fn generation(&self) -> u64 {
+        self.config.generation
+    }
+
+    /// Number of network variables (for diagnostics).
+    pub fn num_variables(&self) -> usize {
+        self.vs.len()
+    }
+
+    /// The device inference runs on.
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    /// Raw forward on prepared tensors (`[n, C, S, S]`, `[n, G]` on the device, of the
+    /// evaluator's kind): `(policy logits [n, A], value logits [n, 3])`. For benchmarks.
+    pub fn forward_tensors(&self, planes: &Tensor, globals: &Tensor) -> (Tensor, Tensor) {
+        tch::no_grad(|| self.net.forward(planes, globals, false))
+    }
+
+    /// The kind inputs must have for [`Self::forward_tensors`].
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+}
+
+impl Evaluator for ModelEvaluator {
+    fn evaluate(&mut self, planes: &[f32], globals: &[f32], n: usize) -> Result<EvalOutput> {
+        check_inputs(planes, globals, n, self.config.board_size)?;
+        if n == 0 {
+            return Ok(EvalOutput::default());
+        }
+        let s = self.config.shape;
+        let pl = Tensor::from_slice(planes)
+            .view([n as i64, s.planes as i64, s.size as i64, s.size as i64])
+            .to_device(self.device)
+            .to_kind(self.kind);
+        let gl = Tensor::from_slice(globals).view([n as i64, s.globals as i64]).to_device(self.device).to_kind(self.kind);
+        let (p, v) = self.forward_tensors(&pl, &gl);
+        let p = p.to_kind(Kind::Float).to_device(Device::Cpu).flatten(0, -1);
+        let wdl = v.to_kind(Kind::Float).softmax(-1, Kind::Float).to_device(Device::Cpu).flatten(0, -1);
+        Ok(EvalOutput {
+            policy_logits: Vec::<f32>::try_from(&p).context("copying policy logits")?,
+            wdl: Vec::<f32>::try_from(&wdl).context("copying value")?,
+        })
+    }
+
+    fn board_size(&self) -> usize {
+        self.config.board_size
+    }
+}
