@@ -50,7 +50,7 @@ fn ascii_board_marks_last_move_and_forbidden_kinds() {
     let text = board_to_ascii(&b, true);
     let row = |n: usize| text.lines().find(|l| l.starts_with(&format!("{n:>2} "))).unwrap().to_string();
     // Row 8: f8 g8 black, h8 a double-three.
-    assert_eq!(row(8), " 8  . . . . . X X 3 . . . . . . .  8 ");
+    assert_eq!(row(8), " 8  . . . . . X X 3 . . . . . . . 8 ");
     assert!(row(7).contains("(X)"), "last move h7 marked: {}", row(7));
     assert!(text.contains("3 double-three"));
     assert!(text.contains("h8 double-three"));
