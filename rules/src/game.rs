@@ -141,7 +141,7 @@ pub enum DecisionKind {
 }
 
 /// Why a game ended.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum OutcomeReason {
     /// A five (or an overline where it wins).
     Five,
