@@ -30,7 +30,8 @@ impl std::str::FromStr for ExportFormat {
 /// overwrite an existing `out`.
 pub fn export(model_dir: &Path, format: ExportFormat, out: &Path) -> Result<()> {
     ensure!(!out.exists(), "{} already exists; refusing to overwrite it", out.display());
-    let m = load_model(model_dir, tch::Device::Cpu)?;
+    let mut m = load_model(model_dir, tch::Device::Cpu)?;
+    m.vs.freeze();
     match format {
         ExportFormat::TorchScript => {
             let module = trace_torchscript(&m.net)?;

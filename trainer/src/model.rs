@@ -200,7 +200,7 @@ pub fn load_model(dir: &Path, device: Device) -> Result<LoadedModel> {
     Ok(LoadedModel { vs, net, config, dir })
 }
 
-/// Traces `net` (which must live on the CPU, f32) into a TorchScript module with the output
+/// Traces `net` (which must live on the CPU, f32, in a frozen `VarStore`) into a TorchScript module with the output
 /// layout of the module docs.
 pub fn trace_torchscript(net: &Net) -> Result<CModule> {
     let s = net.shape();
@@ -221,6 +221,7 @@ pub fn write_model_files(dir: &Path, vs: &nn::VarStore, config: &ModelConfig) ->
     let cpu_net = Net::new(&cpu.root(), &config.net, config.shape)?;
     cpu.copy(vs).context("copying the network to the CPU")?;
     cpu.float();
+    cpu.freeze(); // tracing embeds the weights as constants, which must not require grad
     let weights = dir.join(WEIGHTS_FILE);
     cpu.save(&weights).with_context(|| format!("writing {}", weights.display()))?;
     let json = serde_json::to_string_pretty(config)?;
@@ -294,6 +295,7 @@ impl ModelEvaluator {
     /// [`resolve_model_dir`]) onto `device`. Errors as [`load_model`].
     pub fn load(dir: &Path, device: Device) -> Result<ModelEvaluator> {
         let LoadedModel { mut vs, net, config, .. } = load_model(dir, device)?;
+        vs.freeze();
         let kind = if device.is_cuda() { Kind::Half } else { Kind::Float };
         if kind == Kind::Half {
             vs.half();

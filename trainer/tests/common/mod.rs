@@ -1,0 +1,66 @@
+//! Shared helpers: synthetic self-play shards with a learnable target.
+#![allow(dead_code)]
+
+use renju_rules::{Player, Protocol, Rule};
+use renju_selfplay::action::action_space_size;
+use renju_selfplay::encode::{NUM_GLOBALS, NUM_PLANES};
+use renju_selfplay::record::{EndReason, GameMeta, GameResult, PositionRecord, ShardWriter};
+use renju_trainer::config::{NetConfig, OptimizerConfig, TrainerConfig, WindowConfig};
+use std::path::Path;
+
+pub const SIZE: usize = 15;
+
+/// Position `k` of a synthetic data set: a few "stones" in planes 0/1, a one in plane 4 (the
+/// "last stone") at point `t(k)`; the policy target is one-hot on `t(k)`; the value target is
+/// win when global 0 is 1, loss otherwise.
+pub fn position(k: usize) -> PositionRecord {
+    let p = SIZE * SIZE;
+    let target = (k * 37 + 11) % p;
+    let mut planes = vec![0u8; NUM_PLANES * p];
+    planes[target] = 1; // a black stone there
+    planes[p + (k * 53 + 3) % p] = 1; // a white stone elsewhere
+    planes[4 * p + target] = 1;
+    for i in 0..p {
+        planes[7 * p + i] = 1;
+    }
+    let mut globals = vec![0f32; NUM_GLOBALS];
+    globals[0] = (k % 2) as f32;
+    let mut policy = vec![0f32; action_space_size(SIZE)];
+    policy[target] = 1.0;
+    let value = if k % 2 == 1 { [1.0, 0.0, 0.0] } else { [0.0, 0.0, 1.0] };
+    PositionRecord { planes, globals, policy, value, root_value: 0.0, generation: 0, game_index: 0 }
+}
+
+/// Writes one shard of positions `range` into `dir`; returns its path.
+pub fn write_shard(dir: &Path, range: std::ops::Range<usize>) -> std::path::PathBuf {
+    let mut w = ShardWriter::new(SIZE, Rule::Renju, Protocol::Free { centre: true }, "test");
+    let game = GameMeta {
+        opening: None,
+        decisions: vec![],
+        result: GameResult { winner: Some(Player::First), reason: EndReason::Five, black_player: Player::First },
+        resign_disabled: false,
+        false_resignation: false,
+        generation_first: 0,
+        generation_last: 0,
+    };
+    w.push_game(game, range.map(position).collect()).unwrap();
+    let path = w.write(dir).unwrap();
+    // Distinct millisecond time stamps keep the shard order unambiguous.
+    std::thread::sleep(std::time::Duration::from_millis(3));
+    path
+}
+
+/// A config for tests: tiny net, CPU, no TensorBoard, small window.
+pub fn tiny_config() -> TrainerConfig {
+    TrainerConfig {
+        net: NetConfig::preset("tiny").unwrap(),
+        batch_size: 16,
+        device: renju_trainer::config::DeviceChoice::Cpu,
+        tensorboard: false,
+        min_samples_to_train: 1,
+        checkpoint_every: 1_000_000,
+        window: WindowConfig { min_samples: 1000, ..Default::default() },
+        optimizer: OptimizerConfig::Sgd { momentum: 0.9 },
+        ..Default::default()
+    }
+}

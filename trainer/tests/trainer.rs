@@ -1,0 +1,255 @@
+//! Trainer tests: overfitting, symmetry alignment, exact resume, TorchScript parity,
+//! TensorBoard read-back, error messages.
+
+mod common;
+
+use common::{tiny_config, write_shard, SIZE};
+use renju_selfplay::action::action_space_size;
+use renju_selfplay::encode::{NUM_GLOBALS, NUM_PLANES};
+use renju_selfplay::eval::Evaluator;
+use renju_trainer::config::{LrSchedule, OptimizerConfig};
+use renju_trainer::metrics::{read_scalars, MetricsSink, TensorBoardSink};
+use renju_trainer::model::{load_model, ModelConfig, ModelEvaluator};
+use renju_trainer::replay::SymmetryTable;
+use renju_trainer::Trainer;
+
+fn idx(x: usize, y: usize) -> usize {
+    y * SIZE + x
+}
+
+#[test]
+fn tiny_net_overfits_a_small_data_set() {
+    let run = tempfile::tempdir().unwrap();
+    write_shard(&run.path().join("selfplay"), 0..32);
+    let mut cfg = tiny_config();
+    cfg.batch_size = 32;
+    cfg.augment_symmetry = false;
+    cfg.l2 = 0.0;
+    cfg.optimizer = OptimizerConfig::Adamw { beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.0 };
+    cfg.schedule = LrSchedule { lr: 0.01, warmup_steps: 10, milestones: vec![(250, 0.3)] };
+    let mut t = Trainer::open_or_resume(run.path(), cfg).unwrap();
+    let st = t.refresh_window().unwrap();
+    assert_eq!((st.total_samples, st.window_samples, st.shards), (32, 32, 1));
+    let first = t.train_steps(1).unwrap();
+    // Untrained: about ln(A) + ln(3) = ln(239) + ln(3) = 6.575 nats.
+    assert!(first.loss > 3.0, "initial loss {}", first.loss);
+    let m = t.train_steps(349).unwrap();
+    let last = *m.step_losses.last().unwrap();
+    assert!(last < 0.1, "final loss {last} (policy {}, value {})", m.policy_loss, m.value_loss);
+}
+
+#[test]
+fn symmetry_keeps_planes_and_policy_target_aligned() {
+    let p = SIZE * SIZE;
+    let a = action_space_size(SIZE);
+    let table = SymmetryTable::new(SIZE);
+    // A black stone on b1 (x=1, y=0), a white stone on d3 (x=3, y=2); policy 0.75 on b1 and
+    // 0.25 on d3; protocol actions get distinct values that must not move.
+    let mut planes = vec![0u8; NUM_PLANES * p];
+    planes[idx(1, 0)] = 1;
+    planes[p + idx(3, 2)] = 1;
+    let mut policy = vec![0f32; a];
+    policy[idx(1, 0)] = 0.75;
+    policy[idx(3, 2)] = 0.25;
+    for (k, v) in policy[p..].iter_mut().enumerate() {
+        *v = 100.0 + k as f32;
+    }
+    // Symmetry bits: 4 = transpose first, 1 = flip x, 2 = flip y (renju_rules::Symmetry).
+    // Expected images of (1,0) and (3,2), written out by hand.
+    let expected = [
+        (0, (1, 0), (3, 2)),
+        (1, (13, 0), (11, 2)),
+        (2, (1, 14), (3, 12)),
+        (3, (13, 14), (11, 12)),
+        (4, (0, 1), (2, 3)),
+        (5, (14, 1), (12, 3)),
+        (6, (0, 13), (2, 11)),
+        (7, (14, 13), (12, 11)),
+    ];
+    for (k, b, w) in expected {
+        let mut out_planes = vec![0f32; NUM_PLANES * p];
+        let mut out_policy = vec![0f32; a];
+        table.planes(k, &planes, &mut out_planes);
+        table.policy(k, &policy, &mut out_policy);
+        assert_eq!(out_planes[idx(b.0, b.1)], 1.0, "symmetry {k}: black stone");
+        assert_eq!(out_planes[p + idx(w.0, w.1)], 1.0, "symmetry {k}: white stone");
+        assert_eq!(out_planes.iter().sum::<f32>(), 2.0, "symmetry {k}: stone count");
+        assert_eq!(out_policy[idx(b.0, b.1)], 0.75, "symmetry {k}: policy on the black stone");
+        assert_eq!(out_policy[idx(w.0, w.1)], 0.25, "symmetry {k}: policy on the white stone");
+        assert_eq!(out_policy[..p].iter().sum::<f32>(), 1.0);
+        assert_eq!(&out_policy[p..], &policy[p..], "symmetry {k}: protocol actions moved");
+    }
+}
+
+#[test]
+fn resume_after_checkpoint_reproduces_the_next_losses() {
+    let run = tempfile::tempdir().unwrap();
+    write_shard(&run.path().join("selfplay"), 0..40);
+    write_shard(&run.path().join("selfplay"), 40..64);
+    let cfg = tiny_config();
+    let after = {
+        let mut t = Trainer::open_or_resume(run.path(), cfg.clone()).unwrap();
+        t.refresh_window().unwrap();
+        t.train_steps(4).unwrap();
+        t.checkpoint().unwrap();
+        t.train_steps(4).unwrap().step_losses
+        // Dropped here without another checkpoint: a kill after step 8.
+    };
+    let mut t = Trainer::open_or_resume(run.path(), cfg).unwrap();
+    assert_eq!(t.step(), 4);
+    assert_eq!(t.samples_trained(), 4 * 16);
+    t.refresh_window().unwrap();
+    let resumed = t.train_steps(4).unwrap().step_losses;
+    assert_eq!(after.len(), 4);
+    assert_eq!(resumed, after, "resumed losses differ");
+}
+
+#[test]
+fn publish_then_torchscript_matches_rust_model() {
+    let run = tempfile::tempdir().unwrap();
+    write_shard(&run.path().join("selfplay"), 0..32);
+    let mut t = Trainer::open_or_resume(run.path(), tiny_config()).unwrap();
+    // Generation 0 was published on creation.
+    let models = run.path().join("models");
+    assert!(models.join("gen-000000/model.pt").exists());
+    t.refresh_window().unwrap();
+    t.train_steps(3).unwrap(); // batch-norm statistics move away from their initial values
+    assert_eq!(t.publish().unwrap(), 1);
+    assert_eq!(std::fs::read_to_string(models.join("LATEST")).unwrap().trim(), "gen-000001");
+    let cfg = ModelConfig::read(&models.join("gen-000001")).unwrap();
+    assert_eq!((cfg.generation, cfg.trained_steps, cfg.board_size), (1, 3, SIZE));
+
+    let n = 3; // differs from the tracing batch (2)
+    let planes: Vec<f32> = (0..n * NUM_PLANES * SIZE * SIZE).map(|i| ((i * 7919) % 5 == 0) as u8 as f32).collect();
+    let globals: Vec<f32> = (0..n * NUM_GLOBALS).map(|i| (i % 3) as f32 * 0.5).collect();
+    // The evaluator follows LATEST.
+    let mut ev = ModelEvaluator::load(&models, tch::Device::Cpu).unwrap();
+    assert_eq!(ev.generation(), 1);
+    let out = ev.evaluate(&planes, &globals, n).unwrap();
+    let a = action_space_size(SIZE);
+    assert_eq!(out.policy_logits.len(), n * a);
+    assert_eq!(out.wdl.len(), n * 3);
+    for row in out.wdl.chunks(3) {
+        assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+    }
+    let module = tch::CModule::load(models.join("gen-000001/model.pt")).unwrap();
+    let pt = tch::Tensor::from_slice(&planes).view([n as i64, NUM_PLANES as i64, SIZE as i64, SIZE as i64]);
+    let gt = tch::Tensor::from_slice(&globals).view([n as i64, NUM_GLOBALS as i64]);
+    let y = module.forward_ts(&[pt, gt]).unwrap();
+    assert_eq!(y.size(), vec![n as i64, a as i64 + 3]);
+    let y: Vec<f32> = Vec::try_from(&y.flatten(0, -1)).unwrap();
+    for b in 0..n {
+        for i in 0..a {
+            let d = (y[b * (a + 3) + i] - out.policy_logits[b * a + i]).abs();
+            assert!(d < 1e-4, "policy logit {b},{i} differs by {d}");
+        }
+        let v = &y[b * (a + 3) + a..(b + 1) * (a + 3)];
+        let m = v.iter().cloned().fold(f32::MIN, f32::max);
+        let z: f32 = v.iter().map(|x| (x - m).exp()).sum();
+        for k in 0..3 {
+            let d = ((v[k] - m).exp() / z - out.wdl[b * 3 + k]).abs();
+            assert!(d < 1e-5, "wdl {b},{k} differs by {d}");
+        }
+    }
+    // Publishing never overwrites: an explicit generation 1 is refused and left intact.
+    let before = std::fs::read(models.join("gen-000001/model.safetensors")).unwrap();
+    let loaded = load_model(&models.join("gen-000001"), tch::Device::Cpu).unwrap();
+    let err = renju_trainer::model::publish_model(&models, &loaded.vs, &cfg).unwrap_err();
+    assert!(format!("{err:#}").contains("refusing to overwrite"), "{err:#}");
+    assert_eq!(std::fs::read(models.join("gen-000001/model.safetensors")).unwrap(), before);
+}
+
+#[test]
+fn tensorboard_scalars_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut sink = TensorBoardSink::new(dir.path()).unwrap();
+        sink.scalar("loss/total", 1, 2.5);
+        sink.scalar("train/lr", 1, 0.02);
+        sink.scalar("loss/total", 2, 1.25);
+        sink.flush();
+    }
+    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1);
+    assert!(files[0].file_name().unwrap().to_string_lossy().starts_with("events.out.tfevents."));
+    let scalars = read_scalars(&files[0]).unwrap();
+    assert_eq!(
+        scalars,
+        vec![("loss/total".to_string(), 1, 2.5), ("train/lr".to_string(), 1, 0.02), ("loss/total".to_string(), 2, 1.25)]
+    );
+}
+
+#[test]
+fn bad_models_and_empty_window_give_errors_naming_the_file() {
+    let run = tempfile::tempdir().unwrap();
+    let mut t = Trainer::open_or_resume(run.path(), tiny_config()).unwrap();
+    // Empty replay window.
+    t.refresh_window().unwrap();
+    let err = format!("{:#}", t.train_steps(1).unwrap_err());
+    assert!(err.contains("replay window is empty") && err.contains("selfplay"), "{err}");
+
+    let gen0 = run.path().join("models/gen-000000");
+    // Missing model directory.
+    let missing = run.path().join("models/gen-000042");
+    let err = format!("{:#}", ModelEvaluator::load(&missing, tch::Device::Cpu).err().unwrap());
+    assert!(err.contains("gen-000042"), "{err}");
+
+    // Corrupt weights.
+    let copy = run.path().join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    for f in ["config.json", "model.safetensors", "model.pt"] {
+        std::fs::copy(gen0.join(f), copy.join(f)).unwrap();
+    }
+    std::fs::write(copy.join("model.safetensors"), b"not a safetensors file").unwrap();
+    let err = format!("{:#}", ModelEvaluator::load(&copy, tch::Device::Cpu).err().unwrap());
+    assert!(err.contains(&copy.join("model.safetensors").display().to_string()) && err.contains("corrupt"), "{err}");
+
+    // Missing weights.
+    std::fs::remove_file(copy.join("model.safetensors")).unwrap();
+    let err = format!("{:#}", ModelEvaluator::load(&copy, tch::Device::Cpu).err().unwrap());
+    assert!(err.contains(&copy.join("model.safetensors").display().to_string()) && err.contains("missing"), "{err}");
+
+    // Encoder version mismatch.
+    std::fs::copy(gen0.join("model.safetensors"), copy.join("model.safetensors")).unwrap();
+    let text = std::fs::read_to_string(copy.join("config.json")).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json["encoder_version"] = serde_json::json!(999);
+    std::fs::write(copy.join("config.json"), json.to_string()).unwrap();
+    let err = format!("{:#}", ModelEvaluator::load(&copy, tch::Device::Cpu).err().unwrap());
+    assert!(err.contains("encoder version 999") && err.contains("config.json"), "{err}");
+
+    // Corrupt config.
+    std::fs::write(copy.join("config.json"), b"{ truncated").unwrap();
+    let err = format!("{:#}", ModelEvaluator::load(&copy, tch::Device::Cpu).err().unwrap());
+    assert!(err.contains(&copy.join("config.json").display().to_string()) && err.contains("corrupt"), "{err}");
+
+    // Corrupt checkpoint.
+    drop(t);
+    let ckpt = run.path().join("checkpoints/step-000000000");
+    std::fs::write(ckpt.join("optimizer.safetensors"), b"garbage").unwrap();
+    let err = format!("{:#}", Trainer::open_or_resume(run.path(), tiny_config()).err().unwrap());
+    assert!(err.contains(&ckpt.join("optimizer.safetensors").display().to_string()), "{err}");
+}
+
+#[test]
+fn window_grows_with_samples_and_counts_them() {
+    let run = tempfile::tempdir().unwrap();
+    let sp = run.path().join("selfplay");
+    let mut cfg = tiny_config();
+    // c = 20, alpha = 0.75, beta = 0.4.
+    cfg.window = renju_trainer::config::WindowConfig { min_samples: 20, alpha: 0.75, beta: 0.4, max_samples: 1000 };
+    cfg.samples_per_new_sample = 2.0;
+    let mut t = Trainer::open_or_resume(run.path(), cfg).unwrap();
+    write_shard(&sp, 0..15);
+    let st = t.refresh_window().unwrap();
+    assert_eq!((st.total_samples, st.window_samples), (15, 15));
+    // budget 15 * 2 = 30 samples = 1 batch of 16.
+    assert_eq!(t.steps_allowed(), 1);
+    write_shard(&sp, 15..80);
+    let st = t.refresh_window().unwrap();
+    // N = 80 = 4c: 20 * (1 + 0.4 * (4^0.75 - 1) / 0.75) = 39.5 -> 39.
+    assert_eq!((st.total_samples, st.window_samples, st.shards), (80, 39, 2));
+    t.train_steps(2).unwrap();
+    assert_eq!(t.samples_trained(), 32);
+    assert_eq!(t.steps_allowed(), (160 - 32) / 16);
+}
