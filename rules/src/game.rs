@@ -193,10 +193,11 @@ pub struct ParseProtocolError {
     pub why: String,
 }
 
-/// Name of a point for messages: `h8` (column letter from `a`, row from 1).
+/// Name of a point for messages: `h8` ([`crate::notation::format_point`]); a column beyond `z`
+/// (only possible for off-board input) is written `(x,y)`.
 pub(crate) fn point_name(p: Point) -> String {
     if p.x < 26 {
-        format!("{}{}", (b'a' + p.x) as char, p.y as u32 + 1)
+        crate::notation::format_point(p)
     } else {
         format!("({},{})", p.x, p.y)
     }
