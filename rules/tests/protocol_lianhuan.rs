@@ -149,7 +149,7 @@ fn lianhuan_has_43_sequences_the_seeds_41_plus_two() {
 fn lianhuan_decisions_step_by_step() {
     // Seed pattern 37: A1+2 BR A3+4 B5+6 A7 (A is Black).
     let mut g = Game::new(15, Rule::Renju, Protocol::Lianhuan, None).unwrap();
-    let mut place = |g: &mut Game, who: Player| {
+    let place = |g: &mut Game, who: Player| {
         assert_eq!(g.to_decide(), who);
         let a = g.legal_actions()[0];
         g.apply(a).unwrap();
