@@ -348,9 +348,9 @@ fn drop_centre(w: u32) -> usize {
 }
 
 /// Black's verdict (renju) on the empty point `(x, y)`, with `black` the black line masks (mutated
-/// temporarily during the recursive live-three check and restored) and `blocked` the white stones
-/// plus the off-board bits. Never returns `Occupied`.
-fn renju_black(size: usize, black: &mut LineMasks, blocked: &LineMasks, x: usize, y: usize) -> Verdict {
+/// temporarily during the recursive live-three check and restored), `white` the white line
+/// masks and `off` the off-board bits (both block Black). Never returns `Occupied`.
+fn renju_black(size: usize, black: &mut LineMasks, white: &LineMasks, off: &LineMasks, x: usize, y: usize) -> Verdict {
     let table = line_table();
     let b3 = base3_table();
     let mut overline = false;
@@ -368,7 +368,7 @@ fn renju_black(size: usize, black: &mut LineMasks, blocked: &LineMasks, x: usize
             overline = true;
             continue;
         }
-        let ww = (blocked[d][l] >> pos) & WIN;
+        let ww = ((white[d][l] | off[d][l]) >> pos) & WIN;
         let e = table[b3[drop_centre(bw)] as usize + 2 * b3[drop_centre(ww)] as usize];
         fours += e >> 12;
         three_masks[d] = e & 0x7FF;
@@ -395,7 +395,7 @@ fn renju_black(size: usize, black: &mut LineMasks, blocked: &LineMasks, x: usize
             let (dx, dy) = DIRS[d];
             let qx = (x as i32 + (i - 5) * dx) as usize;
             let qy = (y as i32 + (i - 5) * dy) as usize;
-            if renju_black(size, black, blocked, qx, qy) == Verdict::Legal {
+            if renju_black(size, black, white, off, qx, qy) == Verdict::Legal {
                 live += 1;
                 break;
             }
@@ -581,17 +581,6 @@ impl Board {
         self.hash
     }
 
-    /// Black's masks with the given colour's stones, and the blocked masks (opponent + off-board).
-    fn blocked_for_black(&self) -> LineMasks {
-        let mut b = self.off;
-        for d in 0..4 {
-            for l in 0..LINES {
-                b[d][l] |= self.lines[1][d][l];
-            }
-        }
-        b
-    }
-
     /// Run length through `p` (as if a stone of `c` were there) in each direction; the longest.
     fn longest_run(&self, p: Point, c: Color) -> (u32, bool) {
         let (x, y) = (p.x as usize, p.y as usize);
@@ -629,8 +618,7 @@ impl Board {
         }
         if self.rule == Rule::Renju && c == Color::Black {
             let mut black = self.lines[0];
-            let blocked = self.blocked_for_black();
-            return renju_black(self.size, &mut black, &blocked, p.x as usize, p.y as usize);
+            return renju_black(self.size, &mut black, &self.lines[1], &self.off, p.x as usize, p.y as usize);
         }
         if self.wins_with(p, c) {
             Verdict::Five
@@ -708,13 +696,12 @@ impl Board {
             return out;
         }
         let mut black = self.lines[0];
-        let blocked = self.blocked_for_black();
         for (y, &row) in cand.iter().enumerate().take(self.size) {
             let mut m = row;
             while m != 0 {
                 let x = (m.trailing_zeros() - PAD) as usize;
                 m &= m - 1;
-                if let Verdict::Forbidden(k) = renju_black(self.size, &mut black, &blocked, x, y) {
+                if let Verdict::Forbidden(k) = renju_black(self.size, &mut black, &self.lines[1], &self.off, x, y) {
                     out.push((Point::new(x as u8, y as u8), k));
                 }
             }
