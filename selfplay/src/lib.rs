@@ -4,8 +4,12 @@
 //! - [`encode`]: the versioned position encoder (planes + globals).
 //! - [`eval`]: the batched [`eval::Evaluator`] trait, uniform and heuristic evaluators.
 //! - [`record`]: self-play shards (npz) writer and validating reader.
+//! - [`walker`]: position trackers for the search (place/undo on one board in plain play).
+//! - [`mcts`]: PUCT search with batched leaf evaluation and virtual loss.
 
 pub mod action;
 pub mod encode;
 pub mod eval;
 pub mod record;
+pub mod mcts;
+pub mod walker;

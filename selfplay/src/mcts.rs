@@ -1,0 +1,679 @@
+//! PUCT Monte-Carlo tree search (AlphaZero, Silver et al. 2018; KataGo, Wu 2019) with batched
+//! leaf evaluation.
+//!
+//! - Priors: softmax of the policy logits over the legal actions of a node.
+//! - Selection: `score = Q + c_puct * P * sqrt(N_parent) / (1 + N_child)`; unvisited children use
+//!   the first-play urgency `FPU = Q_parent - fpu_reduction * sqrt(sum of visited priors)`
+//!   (KataGo). Children are kept sorted by prior, so among unvisited children only the first can
+//!   win the comparison and the scan stops there.
+//! - Values are backed up **by player identity**: every node stores the sum of values from
+//!   `Player::First`'s view and knows who decides there, so swaps, Lianhuan doubles and offer
+//!   picks (which break alternation) are handled exactly.
+//! - Batched evaluation with virtual loss: [`Mcts::gather`] runs playouts until it has collected
+//!   up to `k` leaves needing evaluation (each in-flight leaf counts as a loss for every decider on
+//!   its path), [`Mcts::deliver`] expands them with the evaluator's output and backs up.
+//! - Terminal states (five, forbidden move, no legal black move, draw by full board or stone cap)
+//!   are exact values; shortcuts in plain play (see [`crate::walker`]): a node whose mover has a
+//!   five is a win, one facing two opponent fives a loss, one facing a single five has that block
+//!   as its only child.
+//! - Dirichlet noise at the root (AlphaZero: `P = (1 - eps) P + eps Dir(alpha)`), tree reuse
+//!   between moves ([`Mcts::advance`]).
+
+use crate::action::action_space_size;
+use crate::encode::{NUM_GLOBALS, NUM_PLANES};
+use crate::walker::{is_plain_play, Expansion, FastWalker, GameWalker};
+use rand::Rng;
+use rand_distr::{Distribution, Gamma};
+use renju_rules::{Game, Player};
+use serde::{Deserialize, Serialize};
+
+/// Search parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchConfig {
+    /// Exploration constant of PUCT. Default 1.5 (KataGo's `cpuctExploration` is 1.0 with a
+    /// log-growing term; AlphaZero used about 1.25 at small visit counts).
+    pub c_puct: f32,
+    /// First-play-urgency reduction below the parent's value (KataGo). Default 0.2.
+    pub fpu_reduction: f32,
+    /// FPU reduction at the root (KataGo uses 0 with noise). Default 0.0.
+    pub root_fpu_reduction: f32,
+    /// Dirichlet total concentration: `alpha = dirichlet_alpha_total / legal actions`
+    /// (KataGo's 10.83; AlphaZero's 0.03 for 361 Go points is about 10.8 in total). Default 10.0.
+    pub dirichlet_alpha_total: f32,
+    /// Weight of the noise at the root (AlphaZero: 0.25). Default 0.25.
+    pub dirichlet_epsilon: f32,
+    /// Use the immediate-win / forced-block shortcuts in plain play. Default true.
+    pub shortcuts: bool,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            c_puct: 1.5,
+            fpu_reduction: 0.2,
+            root_fpu_reduction: 0.0,
+            dirichlet_alpha_total: 10.0,
+            dirichlet_epsilon: 0.25,
+            shortcuts: true,
+        }
+    }
+}
+
+const NONE: u32 = u32::MAX;
+const LEAF: u8 = 0;
+const PENDING: u8 = 1;
+const EXPANDED: u8 = 2;
+const TERMINAL: u8 = 3;
+const F_CHECKED: u8 = 1;
+const F_PRUNED: u8 = 2;
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    action: u16,
+    state: u8,
+    flags: u8,
+    /// 0 = First, 1 = Second (valid once expanded).
+    decider: u8,
+    prior: f32,
+    n: u32,
+    vl: u32,
+    /// Sum of backed-up values from First's view (+1 First wins, -1 Second wins).
+    w: f32,
+    terminal: f32,
+    first_child: u32,
+    num_children: u16,
+}
+
+impl Node {
+    fn new(action: u16, prior: f32, flags: u8) -> Node {
+        Node { action, state: LEAF, flags, decider: 0, prior, n: 0, vl: 0, w: 0.0, terminal: 0.0, first_child: NONE, num_children: 0 }
+    }
+}
+
+enum Walker {
+    Fast(Box<FastWalker>),
+    Game(Box<GameWalker>),
+}
+
+impl Walker {
+    fn new(game: &Game) -> Walker {
+        if is_plain_play(game) {
+            Walker::Fast(Box::new(FastWalker::new(game)))
+        } else {
+            Walker::Game(Box::new(GameWalker::new(game)))
+        }
+    }
+    fn reset(&mut self) {
+        match self {
+            Walker::Fast(w) => w.reset(),
+            Walker::Game(w) => w.reset(),
+        }
+    }
+    fn decider(&self) -> Player {
+        match self {
+            Walker::Fast(w) => w.decider(),
+            Walker::Game(w) => w.decider(),
+        }
+    }
+    fn apply(&mut self, i: usize) -> Option<f32> {
+        match self {
+            Walker::Fast(w) => w.apply(i),
+            Walker::Game(w) => w.apply(i),
+        }
+    }
+    fn expand(&mut self, is_root: bool, shortcuts: bool, out: &mut Vec<u16>) -> Expansion {
+        match self {
+            Walker::Fast(w) => {
+                let e = w.expand(is_root, out);
+                if shortcuts || e == Expansion::NeedsEval {
+                    e
+                } else {
+                    // Without shortcuts: every empty point, evaluated.
+                    out.clear();
+                    let size = w.board().size();
+                    for i in 0..size * size {
+                        if w.board().get(renju_rules::Point::from_index(i, size)).is_none() {
+                            out.push(i as u16);
+                        }
+                    }
+                    Expansion::NeedsEval
+                }
+            }
+            Walker::Game(w) => w.expand(out),
+        }
+    }
+    fn needs_check(&self) -> bool {
+        match self {
+            Walker::Fast(w) => w.needs_check(),
+            Walker::Game(_) => false,
+        }
+    }
+    fn is_legal(&self, i: usize) -> bool {
+        match self {
+            Walker::Fast(w) => w.is_legal(i),
+            Walker::Game(_) => true,
+        }
+    }
+    fn encode(&self, planes: &mut [f32], globals: &mut [f32]) {
+        match self {
+            Walker::Fast(w) => w.encode(planes, globals),
+            Walker::Game(w) => w.encode(planes, globals),
+        }
+    }
+}
+
+/// Counters of one search (since creation or the last [`Mcts::take_stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchStats {
+    /// Playouts completed (backed up): evaluated leaves plus terminal / proven leaves.
+    pub playouts: u64,
+    /// Leaves sent for evaluation.
+    pub evaluations: u64,
+    /// Playouts abandoned because they reached a leaf already awaiting evaluation.
+    pub collisions: u64,
+}
+
+/// One search tree over a [`Game`], reusable across moves.
+pub struct Mcts {
+    cfg: SearchConfig,
+    size: usize,
+    nodes: Vec<Node>,
+    root: u32,
+    walker: Walker,
+    /// Paths of leaves awaiting evaluation, flattened; `pending[k] = (leaf, path start, path end)`.
+    pending: Vec<(u32, u32, u32)>,
+    paths: Vec<u32>,
+    path: Vec<u32>,
+    scratch: Vec<u16>,
+    logits: Vec<f32>,
+    noise_wanted: bool,
+    stats: SearchStats,
+}
+
+fn sign(decider: u8) -> f32 {
+    if decider == 0 { 1.0 } else { -1.0 }
+}
+
+fn player_code(p: Player) -> u8 {
+    match p {
+        Player::First => 0,
+        Player::Second => 1,
+    }
+}
+
+impl Mcts {
+    /// A fresh tree rooted at `game` (which must not be over).
+    pub fn new(game: &Game, cfg: SearchConfig) -> Mcts {
+        let size = game.board().size();
+        let mut nodes = Vec::with_capacity(4096);
+        nodes.push(Node::new(0, 1.0, F_CHECKED));
+        Mcts {
+            cfg,
+            size,
+            nodes,
+            root: 0,
+            walker: Walker::new(game),
+            pending: Vec::new(),
+            paths: Vec::new(),
+            path: Vec::with_capacity(64),
+            scratch: Vec::with_capacity(400),
+            logits: Vec::new(),
+            noise_wanted: false,
+            stats: SearchStats::default(),
+        }
+    }
+
+    /// The search parameters.
+    pub fn config(&self) -> &SearchConfig {
+        &self.cfg
+    }
+
+    /// Visits of the root (including those kept by tree reuse).
+    pub fn root_visits(&self) -> u32 {
+        self.nodes[self.root as usize].n
+    }
+
+    /// Number of leaves awaiting [`Mcts::deliver`].
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Counters since the last call; resets them.
+    pub fn take_stats(&mut self) -> SearchStats {
+        std::mem::take(&mut self.stats)
+    }
+
+    /// Ask for Dirichlet noise on the root priors for this move (applied as soon as the root
+    /// is expanded; call at the start of a move's search, with nothing pending).
+    pub fn add_root_noise<R: Rng>(&mut self, rng: &mut R) {
+        self.noise_wanted = true;
+        self.apply_noise_if_ready(rng);
+    }
+
+    fn apply_noise_if_ready<R: Rng>(&mut self, rng: &mut R) {
+        let r = self.nodes[self.root as usize];
+        if !self.noise_wanted || r.state != EXPANDED || !self.pending.is_empty() {
+            return;
+        }
+        self.noise_wanted = false;
+        let (a, b) = (r.first_child as usize, r.first_child as usize + r.num_children as usize);
+        let live: Vec<usize> = (a..b).filter(|&i| self.nodes[i].flags & F_PRUNED == 0).collect();
+        if live.len() < 2 || self.cfg.dirichlet_epsilon <= 0.0 {
+            return;
+        }
+        let alpha = (self.cfg.dirichlet_alpha_total / live.len() as f32).max(1e-3);
+        let gamma = Gamma::new(alpha as f64, 1.0).expect("positive alpha");
+        let eta: Vec<f64> = live.iter().map(|_| gamma.sample(rng)).collect();
+        let total: f64 = eta.iter().sum::<f64>().max(1e-300);
+        let eps = self.cfg.dirichlet_epsilon;
+        for (k, &i) in live.iter().enumerate() {
+            let p = self.nodes[i].prior;
+            self.nodes[i].prior = (1.0 - eps) * p + eps * (eta[k] / total) as f32;
+        }
+        self.sort_children(self.root);
+    }
+
+    /// Sort the children of `node` by prior, descending (visited children first when equal).
+    fn sort_children(&mut self, node: u32) {
+        let nd = self.nodes[node as usize];
+        let (a, b) = (nd.first_child as usize, nd.first_child as usize + nd.num_children as usize);
+        self.nodes[a..b].sort_by(|x, y| {
+            y.prior.partial_cmp(&x.prior).unwrap_or(std::cmp::Ordering::Equal).then(y.n.cmp(&x.n))
+        });
+    }
+
+    /// Run playouts until `max_leaves` leaves await evaluation, or `max_playouts` playouts were
+    /// attempted (terminal ones complete at once). The leaves' encodings are appended to
+    /// `planes` (`[k, C, S, S]`) and `globals` (`[k, G]`). Returns the number of leaves added.
+    pub fn gather(&mut self, max_leaves: usize, max_playouts: usize, planes: &mut Vec<f32>, globals: &mut Vec<f32>) -> usize {
+        let mut added = 0;
+        let pl = NUM_PLANES * self.size * self.size;
+        for _ in 0..max_playouts {
+            if added >= max_leaves {
+                break;
+            }
+            match self.playout() {
+                PlayoutEnd::Done => {}
+                PlayoutEnd::Collision => {
+                    self.stats.collisions += 1;
+                    self.walker.reset();
+                    break;
+                }
+                PlayoutEnd::Leaf => {
+                    let s = planes.len();
+                    planes.resize(s + pl, 0.0);
+                    let g = globals.len();
+                    globals.resize(g + NUM_GLOBALS, 0.0);
+                    self.walker.encode(&mut planes[s..], &mut globals[g..]);
+                    added += 1;
+                    self.stats.evaluations += 1;
+                }
+            }
+            self.walker.reset();
+        }
+        added
+    }
+
+    /// One playout from the root.
+    fn playout(&mut self) -> PlayoutEnd {
+        self.path.clear();
+        let mut node = self.root;
+        self.path.push(node);
+        let mut depth = 0usize;
+        loop {
+            let nd = self.nodes[node as usize];
+            match nd.state {
+                TERMINAL => {
+                    let v = nd.terminal;
+                    self.backup_direct(v);
+                    return PlayoutEnd::Done;
+                }
+                PENDING => return PlayoutEnd::Collision,
+                LEAF => {
+                    let decider = player_code(self.walker.decider());
+                    let mut acts = std::mem::take(&mut self.scratch);
+                    let mut e = self.walker.expand(depth == 0, self.cfg.shortcuts, &mut acts);
+                    let checked = if self.walker.needs_check() {
+                        if depth == 0 {
+                            // The root's children are exactly the legal moves (policy targets
+                            // never hold a forbidden point); deeper ones are checked lazily.
+                            let w = &self.walker;
+                            acts.retain(|&a| w.is_legal(a as usize));
+                            if acts.is_empty() {
+                                e = Expansion::Terminal(-sign(decider));
+                            }
+                            F_CHECKED
+                        } else {
+                            0
+                        }
+                    } else {
+                        F_CHECKED
+                    };
+                    match e {
+                        Expansion::Terminal(v) => {
+                            self.scratch = acts;
+                            let n = &mut self.nodes[node as usize];
+                            n.state = TERMINAL;
+                            n.terminal = v;
+                            self.backup_direct(v);
+                            return PlayoutEnd::Done;
+                        }
+                        Expansion::Forced => {
+                            let p = 1.0 / acts.len() as f32;
+                            self.create_children(node, decider, &acts, p, checked);
+                            self.nodes[node as usize].state = EXPANDED;
+                            self.scratch = acts;
+                            continue;
+                        }
+                        Expansion::NeedsEval => {
+                            self.create_children(node, decider, &acts, 0.0, checked);
+                            self.scratch = acts;
+                            self.nodes[node as usize].state = PENDING;
+                            for &i in &self.path {
+                                self.nodes[i as usize].vl += 1;
+                            }
+                            let s = self.paths.len() as u32;
+                            self.paths.extend_from_slice(&self.path);
+                            self.pending.push((node, s, self.paths.len() as u32));
+                            return PlayoutEnd::Leaf;
+                        }
+                    }
+                }
+                _ => {
+                    let Some(child) = self.select(node, depth == 0) else {
+                        // Every child was pruned as forbidden: Black has no legal move and loses.
+                        let v = -sign(nd.decider);
+                        let n = &mut self.nodes[node as usize];
+                        n.state = TERMINAL;
+                        n.terminal = v;
+                        self.backup_direct(v);
+                        return PlayoutEnd::Done;
+                    };
+                    let action = self.nodes[child as usize].action as usize;
+                    let t = self.walker.apply(action);
+                    if let Some(v) = t {
+                        let c = &mut self.nodes[child as usize];
+                        if c.state == LEAF {
+                            c.state = TERMINAL;
+                            c.terminal = v;
+                        }
+                    }
+                    self.path.push(child);
+                    node = child;
+                    depth += 1;
+                }
+            }
+        }
+    }
+
+    fn create_children(&mut self, node: u32, decider: u8, acts: &[u16], prior: f32, flags: u8) {
+        let first = self.nodes.len() as u32;
+        self.nodes.extend(acts.iter().map(|&a| Node::new(a, prior, flags)));
+        let n = &mut self.nodes[node as usize];
+        n.first_child = first;
+        n.num_children = acts.len() as u16;
+        n.decider = decider;
+    }
+
+    /// PUCT selection among the children of `node`; lazily prunes forbidden black points.
+    fn select(&mut self, node: u32, is_root: bool) -> Option<u32> {
+        let nd = self.nodes[node as usize];
+        let s = sign(nd.decider);
+        let parent_n = (nd.n + nd.vl) as f32;
+        let sqrt_n = parent_n.max(1.0).sqrt();
+        let parent_q = if nd.n > 0 { s * nd.w / nd.n as f32 } else { 0.0 };
+        let fpu_red = if is_root { self.cfg.root_fpu_reduction } else { self.cfg.fpu_reduction };
+        let c = self.cfg.c_puct;
+        let mut visited_prior = 0.0f32;
+        let mut best = None;
+        let mut best_score = f32::NEG_INFINITY;
+        let (a, b) = (nd.first_child, nd.first_child + nd.num_children as u32);
+        for i in a..b {
+            let ch = self.nodes[i as usize];
+            if ch.flags & F_PRUNED != 0 {
+                continue;
+            }
+            let nn = ch.n + ch.vl;
+            if nn == 0 {
+                if ch.flags & F_CHECKED == 0 {
+                    if !self.walker.is_legal(ch.action as usize) {
+                        self.nodes[i as usize].flags |= F_PRUNED;
+                        continue;
+                    }
+                    self.nodes[i as usize].flags |= F_CHECKED;
+                }
+                let q = parent_q - fpu_red * visited_prior.sqrt();
+                let score = q + c * ch.prior * sqrt_n;
+                if score > best_score {
+                    best = Some(i);
+                }
+                break;
+            }
+            visited_prior += ch.prior;
+            let q = (s * ch.w - ch.vl as f32) / nn as f32;
+            let score = q + c * ch.prior * sqrt_n / (1.0 + nn as f32);
+            if score > best_score {
+                best_score = score;
+                best = Some(i);
+            }
+        }
+        best
+    }
+
+    fn backup_direct(&mut self, v_first: f32) {
+        for &i in &self.path {
+            let n = &mut self.nodes[i as usize];
+            n.n += 1;
+            n.w += v_first;
+        }
+        self.stats.playouts += 1;
+    }
+
+    /// Deliver the evaluator's output for the leaves of the last [`Mcts::gather`] calls, in
+    /// order: `logits: [k, A]`, `wdl: [k, 3]` (deciding player's view). Expands the leaves (softmax
+    /// of the logits over their children) and backs the values up, removing the virtual loss.
+    ///
+    /// # Panics
+    /// When the lengths do not match the number of pending leaves.
+    pub fn deliver<R: Rng>(&mut self, logits: &[f32], wdl: &[f32], rng: &mut R) {
+        let a = action_space_size(self.size);
+        let k = self.pending.len();
+        assert_eq!(logits.len(), k * a, "deliver: logits has {} floats, expected {k} leaves x {a}", logits.len());
+        assert_eq!(wdl.len(), k * 3, "deliver: wdl has {} floats, expected {k} leaves x 3", wdl.len());
+        let pending = std::mem::take(&mut self.pending);
+        for (j, &(leaf, ps, pe)) in pending.iter().enumerate() {
+            let row = &logits[j * a..(j + 1) * a];
+            let nd = self.nodes[leaf as usize];
+            let (c0, c1) = (nd.first_child as usize, nd.first_child as usize + nd.num_children as usize);
+            let mut m = f32::NEG_INFINITY;
+            for ch in &self.nodes[c0..c1] {
+                m = m.max(row[ch.action as usize]);
+            }
+            let mut total = 0.0;
+            self.logits.clear();
+            for ch in &self.nodes[c0..c1] {
+                let e = (row[ch.action as usize] - m).exp();
+                self.logits.push(e);
+                total += e;
+            }
+            let inv = if total > 0.0 && total.is_finite() { 1.0 / total } else { 0.0 };
+            for (t, ch) in self.nodes[c0..c1].iter_mut().enumerate() {
+                ch.prior = if inv > 0.0 { self.logits[t] * inv } else { 1.0 / (c1 - c0) as f32 };
+            }
+            self.nodes[leaf as usize].state = EXPANDED;
+            self.sort_children(leaf);
+            let w = &wdl[j * 3..j * 3 + 3];
+            let v = (w[0] - w[2]) * sign(nd.decider);
+            for &i in &self.paths[ps as usize..pe as usize] {
+                let n = &mut self.nodes[i as usize];
+                n.vl -= 1;
+                n.n += 1;
+                n.w += v;
+            }
+            self.stats.playouts += 1;
+        }
+        self.paths.clear();
+        self.pending = pending;
+        self.pending.clear();
+        self.apply_noise_if_ready(rng);
+    }
+
+    /// Root statistics: `(action index, visits, prior)` for every non-pruned root child.
+    pub fn root_children(&self) -> Vec<(usize, u32, f32)> {
+        let r = self.nodes[self.root as usize];
+        if r.state != EXPANDED {
+            return Vec::new();
+        }
+        let (a, b) = (r.first_child as usize, r.first_child as usize + r.num_children as usize);
+        self.nodes[a..b]
+            .iter()
+            .filter(|c| c.flags & F_PRUNED == 0)
+            .map(|c| (c.action as usize, c.n, c.prior))
+            .collect()
+    }
+
+    /// Root children with their mean value: `(action index, visits, Q)` where `Q` is the mean
+    /// backed-up value from the **root decider's** view (0 for unvisited children).
+    pub fn root_child_values(&self) -> Vec<(usize, u32, f32)> {
+        let r = self.nodes[self.root as usize];
+        if r.state != EXPANDED {
+            return Vec::new();
+        }
+        let s = sign(r.decider);
+        let (a, b) = (r.first_child as usize, r.first_child as usize + r.num_children as usize);
+        self.nodes[a..b]
+            .iter()
+            .filter(|c| c.flags & F_PRUNED == 0)
+            .map(|c| (c.action as usize, c.n, if c.n > 0 { s * c.w / c.n as f32 } else { 0.0 }))
+            .collect()
+    }
+
+    /// Search value (win - loss) of the root for the deciding player, in `[-1, 1]`.
+    pub fn root_value(&self) -> f32 {
+        let r = self.nodes[self.root as usize];
+        if r.n == 0 {
+            0.0
+        } else {
+            sign(r.decider) * r.w / r.n as f32
+        }
+    }
+
+    /// The root visit distribution over the action space `[A]` (sums to 1 when the root has
+    /// visited children; all zero otherwise).
+    pub fn policy_target(&self) -> Vec<f32> {
+        let mut p = vec![0.0; action_space_size(self.size)];
+        let ch = self.root_children();
+        let total: u32 = ch.iter().map(|c| c.1).sum();
+        if total > 0 {
+            for (a, n, _) in ch {
+                p[a] = n as f32 / total as f32;
+            }
+        }
+        p
+    }
+
+    /// Move the root to the child reached by `action` (tree reuse), with `game` the position
+    /// after it. Nodes outside the kept subtree are dropped. Requires nothing pending.
+    pub fn advance(&mut self, action: usize, game: &Game) {
+        assert!(self.pending.is_empty(), "advance with leaves pending evaluation");
+        self.noise_wanted = false;
+        let r = self.nodes[self.root as usize];
+        let mut keep = NONE;
+        if r.state == EXPANDED {
+            for i in r.first_child..r.first_child + r.num_children as u32 {
+                if self.nodes[i as usize].action as usize == action {
+                    keep = i;
+                }
+            }
+        }
+        let mut fresh = Vec::with_capacity(self.nodes.len().max(4096));
+        if keep != NONE && (self.nodes[keep as usize].state == EXPANDED) {
+            // Breadth-first copy keeps children contiguous.
+            let mut root = self.nodes[keep as usize];
+            root.prior = 1.0;
+            fresh.push(root);
+            let mut q = 0usize;
+            while q < fresh.len() {
+                let nd: Node = fresh[q];
+                if nd.first_child != NONE && nd.num_children > 0 && (nd.state == EXPANDED) {
+                    let start = fresh.len() as u32;
+                    let (a, b) = (nd.first_child as usize, nd.first_child as usize + nd.num_children as usize);
+                    fresh.extend_from_slice(&self.nodes[a..b]);
+                    fresh[q].first_child = start;
+                } else {
+                    fresh[q].first_child = NONE;
+                    fresh[q].num_children = 0;
+                    if fresh[q].state != TERMINAL {
+                        fresh[q].state = LEAF;
+                    }
+                }
+                q += 1;
+            }
+            // The kept root's children legality was checked lazily; check them all now.
+        } else {
+            fresh.push(Node::new(0, 1.0, F_CHECKED));
+        }
+        self.nodes = fresh;
+        self.root = 0;
+        self.walker = Walker::new(game);
+        // Root children must be exactly legal (the policy target never holds a forbidden point).
+        let r = self.nodes[0];
+        if r.state == EXPANDED {
+            for i in r.first_child..r.first_child + r.num_children as u32 {
+                let c = self.nodes[i as usize];
+                if c.flags & (F_CHECKED | F_PRUNED) == 0 {
+                    let legal = self.walker.is_legal(c.action as usize);
+                    self.nodes[i as usize].flags |= if legal { F_CHECKED } else { F_PRUNED };
+                }
+            }
+        }
+    }
+
+    /// Number of nodes in the arena (memory use is about 36 bytes per node).
+    pub fn tree_size(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the root is expanded with a single legal child (a forced move: no search needed).
+    pub fn root_forced(&self) -> Option<usize> {
+        let ch = self.root_children();
+        (ch.len() == 1).then(|| ch[0].0)
+    }
+}
+
+enum PlayoutEnd {
+    Done,
+    Leaf,
+    Collision,
+}
+
+/// Run a whole search on one tree with a synchronous evaluator call per batch: playouts until
+/// the root has `visits` visits, leaves evaluated `batch` at a time by `eval`
+/// (`planes, globals, n -> (logits, wdl)`). Used by tests, benches and single-game play.
+pub fn search_with<R: Rng, F>(mcts: &mut Mcts, visits: u32, batch: usize, rng: &mut R, mut eval: F) -> anyhow::Result<()>
+where
+    F: FnMut(&[f32], &[f32], usize) -> anyhow::Result<crate::eval::EvalOutput>,
+{
+    let mut planes = Vec::new();
+    let mut globals = Vec::new();
+    let mut stalls = 0;
+    while mcts.root_visits() < visits {
+        planes.clear();
+        globals.clear();
+        let before = mcts.root_visits();
+        let want = (visits - before) as usize;
+        let k = mcts.gather(batch.min(want).max(1), want.max(1), &mut planes, &mut globals);
+        if k > 0 {
+            let out = eval(&planes, &globals, k)?;
+            mcts.deliver(&out.policy_logits, &out.wdl, rng);
+        }
+        if mcts.root_visits() == before {
+            stalls += 1;
+            anyhow::ensure!(stalls < 1000, "search made no progress (root visits stuck at {before})");
+        } else {
+            stalls = 0;
+        }
+    }
+    Ok(())
+}

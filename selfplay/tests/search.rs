@@ -1,0 +1,162 @@
+//! PUCT search: shortcuts, forbidden points, backup by player identity.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use renju_rules::{Action, Color, Game, Point, Protocol, Rule, Verdict};
+use renju_selfplay::action::{action_from_index, action_index};
+use renju_selfplay::eval::{EvalOutput, Evaluator, HeuristicEvaluator, UniformEvaluator};
+use renju_selfplay::mcts::{search_with, Mcts, SearchConfig};
+
+/// A free-opening game with the given stones placed alternately (black first).
+fn game_with(rule: Rule, black: &[(u8, u8)], white: &[(u8, u8)]) -> Game {
+    let mut g = Game::new(15, rule, Protocol::Free { centre: false }, None).unwrap();
+    for k in 0..black.len().max(white.len()) {
+        if let Some(&(x, y)) = black.get(k) {
+            g.apply(Action::Place(Point::new(x, y))).unwrap();
+        }
+        if let Some(&(x, y)) = white.get(k) {
+            g.apply(Action::Place(Point::new(x, y))).unwrap();
+        }
+    }
+    assert!(g.outcome().is_none());
+    g
+}
+
+fn best_action(g: &Game, visits: u32, eval: &mut dyn Evaluator) -> (usize, Mcts) {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut m = Mcts::new(g, SearchConfig::default());
+    search_with(&mut m, visits, 8, &mut rng, |p, gl, n| eval.evaluate(p, gl, n)).unwrap();
+    let best = m.root_children().into_iter().max_by_key(|c| c.1).unwrap().0;
+    (best, m)
+}
+
+const RULES: [Rule; 3] = [Rule::Freestyle, Rule::Standard, Rule::Renju];
+
+#[test]
+fn takes_a_five_under_every_rule() {
+    for rule in RULES {
+        for as_white in [false, true] {
+            let four = [(3, 7), (4, 7), (5, 7), (6, 7)];
+            let quiet = [(0, 0), (0, 2), (0, 4), (0, 6)];
+            let g = if as_white {
+                // Black quiet stones plus one more so that White is to move with a four.
+                let mut b = quiet.to_vec();
+                b.push((14, 14));
+                game_with(rule, &b, &four)
+            } else {
+                game_with(rule, &four, &quiet)
+            };
+            let (best, _) = best_action(&g, 50, &mut UniformEvaluator::new(15));
+            let wins = [action_index(Action::Place(Point::new(2, 7)), 15), action_index(Action::Place(Point::new(7, 7)), 15)];
+            assert!(wins.contains(&best), "{rule:?} white={as_white}: played {:?}", action_from_index(best, 15));
+        }
+    }
+}
+
+#[test]
+fn blocks_a_four_under_every_rule() {
+    for rule in RULES {
+        for blocker_white in [false, true] {
+            // The attacker's simple four on row 11: (3..=6, 10), blocked at (2, 10); five at (7, 10).
+            let four = [(3, 10), (4, 10), (5, 10), (6, 10)];
+            let g = if blocker_white {
+                game_with(rule, &[(3, 10), (4, 10), (5, 10), (6, 10), (10, 14)], &[(2, 10), (10, 0), (12, 0), (14, 2)])
+            } else {
+                game_with(rule, &[(2, 10), (10, 0), (12, 0), (14, 2)], &four)
+            };
+            let (best, m) = best_action(&g, 50, &mut UniformEvaluator::new(15));
+            let block = action_index(Action::Place(Point::new(7, 10)), 15);
+            assert_eq!(best, block, "{rule:?} blocker_white={blocker_white}");
+            assert_eq!(m.root_children().len(), 1, "the block is the only move considered");
+        }
+    }
+}
+
+#[test]
+fn never_searches_a_forbidden_black_point() {
+    // Black (6,7) (7,7) horizontally and (8,8) (8,9) vertically: (8,7) is a double-three.
+    let g = game_with(Rule::Renju, &[(6, 7), (7, 7), (8, 8), (8, 9)], &[(0, 14), (2, 14), (4, 14), (14, 0)]);
+    let forbidden = Point::new(8, 7);
+    assert!(matches!(g.board().classify(forbidden, Color::Black), Verdict::Forbidden(_)));
+    let (best, m) = best_action(&g, 400, &mut HeuristicEvaluator::new(15));
+    let idx = action_index(Action::Place(forbidden), 15);
+    assert_ne!(best, idx);
+    assert!(m.root_children().iter().all(|c| c.0 != idx), "forbidden point is a root child");
+    assert_eq!(m.policy_target()[idx], 0.0);
+    // And deeper: every searched black root move is legal for the game.
+    for (a, n, _) in m.root_children() {
+        if n > 0 {
+            assert!(g.is_legal(action_from_index(a, 15).unwrap()));
+        }
+    }
+}
+
+/// Evaluator saying the deciding player always wins: W/D/L = (1, 0, 0).
+struct DeciderWins(usize);
+impl Evaluator for DeciderWins {
+    fn evaluate(&mut self, _p: &[f32], _g: &[f32], n: usize) -> anyhow::Result<EvalOutput> {
+        Ok(EvalOutput { policy_logits: vec![0.0; n * renju_selfplay::action::action_space_size(self.0)], wdl: [1.0, 0.0, 0.0].repeat(n) })
+    }
+    fn board_size(&self) -> usize {
+        self.0
+    }
+}
+
+/// For every root child visited exactly once, its value seen from the root decider is +1 when
+/// the same player decides after it and -1 otherwise (the evaluator says "decider wins").
+fn check_identity_backup(g: &Game) {
+    let size = g.board().size();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut m = Mcts::new(g, SearchConfig { dirichlet_epsilon: 0.0, ..SearchConfig::default() });
+    let kids = g.legal_actions().len() as u32;
+    let mut ev = DeciderWins(size);
+    search_with(&mut m, kids + 1, 1, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+    let mut checked = 0;
+    for (a, n, q) in m.root_child_values() {
+        if n != 1 {
+            continue;
+        }
+        let mut after = g.clone();
+        after.apply(action_from_index(a, size).unwrap()).unwrap();
+        let expect = if after.to_decide() == g.to_decide() { 1.0 } else { -1.0 };
+        assert_eq!(q, expect, "action {:?} at {:?}", action_from_index(a, size), g.decision());
+        checked += 1;
+    }
+    assert!(checked >= 2, "too few children checked");
+}
+
+#[test]
+fn backup_by_identity_across_lianhuan_double_and_swap() {
+    // Lianhuan: First places stone 1 then decides Single (Second moves next) or Double (First
+    // places stone 2 as well).
+    let mut g = Game::new(15, Rule::Renju, Protocol::Lianhuan, None).unwrap();
+    g.apply(Action::Place(Point::new(7, 7))).unwrap();
+    check_identity_backup(&g);
+    // After a double, Second decides: take the next stone (Keep) or exchange (Swap).
+    g.apply(Action::Double).unwrap();
+    g.apply(Action::Place(Point::new(8, 8))).unwrap();
+    check_identity_backup(&g);
+    // Swap1: after Black's stone 1 the White player keeps (places stone 2) or swaps.
+    let mut s = Game::new(15, Rule::Renju, Protocol::Swap1, None).unwrap();
+    s.apply(Action::Place(Point::new(7, 7))).unwrap();
+    check_identity_backup(&s);
+}
+
+#[test]
+fn tree_reuse_keeps_the_subtree() {
+    let g = game_with(Rule::Renju, &[(7, 7), (8, 8)], &[(7, 8), (9, 9)]);
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut m = Mcts::new(&g, SearchConfig::default());
+    let mut ev = HeuristicEvaluator::new(15);
+    search_with(&mut m, 300, 8, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+    let (best, visits, _) = m.root_children().into_iter().max_by_key(|c| c.1).unwrap();
+    let mut g2 = g.clone();
+    g2.apply(action_from_index(best, 15).unwrap()).unwrap();
+    m.advance(best, &g2);
+    // The kept root had `visits` visits: one for its own evaluation plus its subtree.
+    assert_eq!(m.root_visits(), visits);
+    search_with(&mut m, visits + 100, 8, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+    assert!(m.root_visits() >= visits + 100);
+    let total: f32 = m.policy_target().iter().sum();
+    assert!((total - 1.0).abs() < 1e-5);
+}
