@@ -1,10 +1,61 @@
-//! `renju-zero rules` (stub).
+//! `renju-zero rules`: rules utilities (logic in `renju_rules::cli`).
+//!
+//! - `renju-zero rules show [--rule renju] [--size 15] "h8 h9 j10 ..."`: the board after the
+//!   moves (alternating Black, White) with Black's forbidden points marked `3`/`4`/`6`.
+//! - `renju-zero rules classify [--rule renju|standard|freestyle] [--size 15]`: JSON lines on
+//!   stdin, one verdict per line on stdout; exit code 1 if any line was malformed.
+
+use clap::{Args, Subcommand};
+use renju_rules::Rule;
 
 /// Arguments of `renju-zero rules`.
-#[derive(clap::Args)]
-pub struct RulesArgs {}
+#[derive(Args)]
+pub struct RulesArgs {
+    #[command(subcommand)]
+    command: RulesCommand,
+}
 
-/// Run the command; returns the process exit code.
-pub fn run(_args: RulesArgs) -> anyhow::Result<i32> {
-    anyhow::bail!("`rules` is not implemented yet")
+#[derive(Subcommand)]
+enum RulesCommand {
+    /// Print the board after a move list, with Black's forbidden points (3 double-three,
+    /// 4 double-four, 6 overline).
+    Show {
+        /// Rule variant: renju, standard or freestyle.
+        #[arg(long, default_value = "renju")]
+        rule: Rule,
+        /// Board side (7..=20).
+        #[arg(long, default_value_t = 15)]
+        size: usize,
+        /// Moves, alternating Black and White from the first, e.g. "h8 h9 j10".
+        moves: Vec<String>,
+    },
+    /// Classify moves given as JSON lines on stdin:
+    /// {"black":["h8"],"white":["h9"],"move":"j10","color":"black"} -> {"move":"j10","result":R}
+    /// with R in five, double-three, double-four, overline, legal, occupied.
+    Classify {
+        /// Rule variant: renju, standard or freestyle.
+        #[arg(long, default_value = "renju")]
+        rule: Rule,
+        /// Board side (7..=20).
+        #[arg(long, default_value_t = 15)]
+        size: usize,
+    },
+}
+
+/// Run the command; returns the process exit code (classify: 1 if any input line failed).
+pub fn run(args: RulesArgs) -> anyhow::Result<i32> {
+    match args.command {
+        RulesCommand::Show { rule, size, moves } => {
+            let text = renju_rules::cli::show(rule, size, &moves.join(" "))?;
+            print!("{text}");
+            Ok(0)
+        }
+        RulesCommand::Classify { rule, size } => {
+            renju_rules::Board::new(size, rule)?;
+            let stdin = std::io::stdin();
+            let stdout = std::io::stdout();
+            let ok = renju_rules::cli::classify_jsonl(stdin.lock(), stdout.lock(), rule, size)?;
+            Ok(if ok { 0 } else { 1 })
+        }
+    }
 }

@@ -1,0 +1,74 @@
+//! Runs the `renju-zero rules` binary end to end.
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_renju-zero"))
+}
+
+#[test]
+fn classify_reports_each_line_and_fails_on_a_malformed_one() {
+    let input = concat!(
+        r#"{"black":["f8","g8","h6","h7"],"white":["a1","a2"],"move":"h8"}"#, "\n",
+        r#"{"black":["d8","e8","f8","g8"],"white":[],"move":"h8","color":"black"}"#, "\n",
+        r#"{"black":["d8","e8","f8","g8","i8"],"white":[],"move":"h8"}"#, "\n",
+        r#"{"black":[],"white":["d8","e8","f8","g8","i8"],"move":"h8","color":"white"}"#, "\n",
+        r#"{"black":["h8"],"white":[],"move":"h8"}"#, "\n",
+        r#"{"black":["z99"],"move":"h8"}"#, "\n",
+        r#"{"black":["f8","g8","h6","h7"],"move":"h8"}"#, "\n",
+    );
+    let mut child = bin()
+        .args(["rules", "classify", "--rule", "renju", "--size", "15"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 7);
+    assert_eq!(lines[0], serde_json::json!({"move":"h8","result":"double-three"}));
+    assert_eq!(lines[1], serde_json::json!({"move":"h8","result":"five"}));
+    assert_eq!(lines[2], serde_json::json!({"move":"h8","result":"overline"}));
+    assert_eq!(lines[3], serde_json::json!({"move":"h8","result":"five"}), "White's overline wins");
+    assert_eq!(lines[4], serde_json::json!({"move":"h8","result":"occupied"}));
+    assert_eq!(lines[5]["line"], 6);
+    assert!(lines[5]["error"].as_str().unwrap().contains("z99"));
+    assert_eq!(lines[6], serde_json::json!({"move":"h8","result":"double-three"}));
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn classify_exits_zero_when_all_lines_are_good() {
+    let mut child = bin()
+        .args(["rules", "classify", "--rule", "standard"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"black\":[\"d8\",\"e8\",\"f8\",\"g8\",\"i8\"],\"move\":\"h8\"}\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), r#"{"move":"h8","result":"legal"}"#);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn show_marks_forbidden_points() {
+    // Black f8 g8 h6 h7 (white far away): h8 is a double-three.
+    let out = bin().args(["rules", "show", "f8 a1 g8 a2 h6 a3 h7 a4"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row8 = text.lines().find(|l| l.starts_with(" 8 ")).unwrap();
+    // Columns: a at char 4, each column 2 chars wide; h is column 7.
+    assert_eq!(row8.chars().nth(4 + 2 * 7), Some('3'), "{text}");
+    assert!(text.contains("h8 double-three"), "{text}");
+    let bad = bin().args(["rules", "show", "h8 p16"]).output().unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8(bad.stderr).unwrap().contains("p16"));
+}
