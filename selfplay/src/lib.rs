@@ -6,6 +6,8 @@
 //! - [`record`]: self-play shards (npz) writer and validating reader.
 //! - [`walker`]: position trackers for the search (place/undo on one board in plain play).
 //! - [`mcts`]: PUCT search with batched leaf evaluation and virtual loss.
+//! - [`server`]: the batching inference server (one evaluator thread, hot-swappable generations).
+//! - [`selfplay`]: self-play workers, [`selfplay::SelfplayConfig`], [`selfplay::run_selfplay`].
 
 pub mod action;
 pub mod encode;
@@ -13,3 +15,5 @@ pub mod eval;
 pub mod record;
 pub mod mcts;
 pub mod walker;
+pub mod selfplay;
+pub mod server;

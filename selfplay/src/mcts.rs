@@ -340,6 +340,16 @@ impl Mcts {
                             // never hold a forbidden point); deeper ones are checked lazily.
                             let w = &self.walker;
                             acts.retain(|&a| w.is_legal(a as usize));
+                            if acts.is_empty() && e == Expansion::Forced {
+                                // Black cannot block (the block is forbidden): any legal move.
+                                if let Walker::Fast(fw) = &self.walker {
+                                    let size = self.size;
+                                    acts.extend((0..size * size).filter(|&i| {
+                                        fw.board().get(renju_rules::Point::from_index(i, size)).is_none() && fw.is_legal(i)
+                                    }).map(|i| i as u16));
+                                }
+                                e = Expansion::NeedsEval;
+                            }
                             if acts.is_empty() {
                                 e = Expansion::Terminal(-sign(decider));
                             }
@@ -559,8 +569,8 @@ impl Mcts {
         }
     }
 
-    /// The root visit distribution over the action space `[A]` (sums to 1 when the root has
-    /// visited children; all zero otherwise).
+    /// The root visit distribution over the action space `[A]`, summing to 1 (the normalised
+    /// priors while no child has a visit yet, as for a forced move; all zero before expansion).
     pub fn policy_target(&self) -> Vec<f32> {
         let mut p = vec![0.0; action_space_size(self.size)];
         let ch = self.root_children();
@@ -568,6 +578,12 @@ impl Mcts {
         if total > 0 {
             for (a, n, _) in ch {
                 p[a] = n as f32 / total as f32;
+            }
+        } else {
+            // No child visited yet (a forced move decided after the root's own visit): priors.
+            let tp: f32 = ch.iter().map(|c| c.2).sum();
+            for (a, _, pr) in &ch {
+                p[*a] = if tp > 0.0 { pr / tp } else { 1.0 / ch.len() as f32 };
             }
         }
         p
@@ -620,12 +636,19 @@ impl Mcts {
         // Root children must be exactly legal (the policy target never holds a forbidden point).
         let r = self.nodes[0];
         if r.state == EXPANDED {
+            let mut live = 0;
             for i in r.first_child..r.first_child + r.num_children as u32 {
                 let c = self.nodes[i as usize];
                 if c.flags & (F_CHECKED | F_PRUNED) == 0 {
                     let legal = self.walker.is_legal(c.action as usize);
                     self.nodes[i as usize].flags |= if legal { F_CHECKED } else { F_PRUNED };
                 }
+                live += (self.nodes[i as usize].flags & F_PRUNED == 0) as usize;
+            }
+            if live == 0 {
+                // Only forbidden blocks were kept: start afresh so the root lists every legal move.
+                self.nodes.clear();
+                self.nodes.push(Node::new(0, 1.0, F_CHECKED));
             }
         }
     }

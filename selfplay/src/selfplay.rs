@@ -1,0 +1,518 @@
+//! Self-play workers: many games per thread, interleaved so that every evaluation request holds
+//! leaves of all of them; KataGo playout-cap randomisation, temperature schedule, resignation
+//! with calibration games; finished games go to a [`GameSink`] (e.g. [`ShardSink`]).
+
+use crate::action::action_from_index;
+use crate::encode::{encode, NUM_GLOBALS, NUM_PLANES};
+use crate::mcts::{Mcts, SearchConfig};
+use crate::record::{EndReason, GameMeta, GameResult, PositionRecord, ShardWriter};
+use crate::server::ServerHandle;
+use anyhow::{anyhow, Context, Result};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use renju_rules::{Game, OutcomeReason, Player, Protocol, Rule};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+/// Self-play parameters. Every field has a default (serde `default`); unknown fields are errors.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfplayConfig {
+    /// Board side. Default 15 (RULES.md §1).
+    pub size: usize,
+    /// Rule variant. Default renju.
+    pub rule: Rule,
+    /// Opening protocol (RULES.md §5). Default RIF.
+    pub protocol: Protocol,
+    /// Draw when this many stones are on the board (RULES.md §2 optional cap). Default none.
+    pub stone_cap: Option<usize>,
+    /// Root visits of a full search (its position becomes a policy target). Default 200.
+    pub playouts: u32,
+    /// Root visits of a fast search (not recorded). Default 50.
+    pub fast_playouts: u32,
+    /// Fraction of decisions given the full search (KataGo playout-cap randomisation: 0.25).
+    /// Set 1.0 to search every decision fully. Default 0.25.
+    pub full_search_fraction: f64,
+    /// Worker threads. Default 1.
+    pub threads: usize,
+    /// Games played at once per thread (interleaved to fill batches). Default 16.
+    pub games_per_thread: usize,
+    /// Leaves gathered per game per evaluation request (virtual loss keeps them apart). Default 4.
+    pub leaves_per_game: usize,
+    /// Move temperature at the first decision (KataGo: 0.8). Default 0.8.
+    pub temperature_start: f32,
+    /// Temperature reached late in the game (KataGo: 0.2); 0 plays the most visited move. Default 0.2.
+    pub temperature_end: f32,
+    /// Decisions over which the excess temperature halves (KataGo: the board side). Default 15.
+    pub temperature_half_life: f32,
+    /// Resign when the root value (win - loss) of the deciding player stays below this; `None`
+    /// disables resignation. Default -0.9.
+    pub resign_threshold: Option<f32>,
+    /// Consecutive own decisions below the threshold before resigning. Default 3.
+    pub resign_consecutive: u32,
+    /// Fraction of games with resignation disabled, to count false resignations. Default 0.1.
+    pub resign_disabled_fraction: f64,
+    /// Search parameters.
+    pub search: SearchConfig,
+    /// Seed of the workers' random generators (each thread derives its own). Default 0.
+    pub seed: u64,
+}
+
+impl Default for SelfplayConfig {
+    fn default() -> Self {
+        SelfplayConfig {
+            size: 15,
+            rule: Rule::Renju,
+            protocol: Protocol::Rif,
+            stone_cap: None,
+            playouts: 200,
+            fast_playouts: 50,
+            full_search_fraction: 0.25,
+            threads: 1,
+            games_per_thread: 16,
+            leaves_per_game: 4,
+            temperature_start: 0.8,
+            temperature_end: 0.2,
+            temperature_half_life: 15.0,
+            resign_threshold: Some(-0.9),
+            resign_consecutive: 3,
+            resign_disabled_fraction: 0.1,
+            search: SearchConfig::default(),
+            seed: 0,
+        }
+    }
+}
+
+impl SelfplayConfig {
+    /// Check the parameters; the error names the bad field.
+    pub fn validate(&self) -> Result<()> {
+        anyhow::ensure!((7..=20).contains(&self.size), "size {} is outside 7..=20", self.size);
+        anyhow::ensure!(self.playouts >= 1, "playouts must be at least 1");
+        anyhow::ensure!(self.fast_playouts >= 1, "fast_playouts must be at least 1");
+        anyhow::ensure!((0.0..=1.0).contains(&self.full_search_fraction), "full_search_fraction {} is outside 0..=1", self.full_search_fraction);
+        anyhow::ensure!(self.threads >= 1, "threads must be at least 1");
+        anyhow::ensure!(self.games_per_thread >= 1, "games_per_thread must be at least 1");
+        anyhow::ensure!(self.leaves_per_game >= 1, "leaves_per_game must be at least 1");
+        anyhow::ensure!((0.0..=1.0).contains(&self.resign_disabled_fraction), "resign_disabled_fraction is outside 0..=1");
+        Game::new(self.size, self.rule, self.protocol.clone(), self.stone_cap).map_err(|e| anyhow!("invalid game settings: {e}"))?;
+        Ok(())
+    }
+}
+
+/// A finished game: metadata and its recorded (full-search) positions.
+#[derive(Clone, Debug)]
+pub struct FinishedGame {
+    pub meta: GameMeta,
+    pub positions: Vec<PositionRecord>,
+}
+
+/// Receives finished games (called on the thread that runs [`run_selfplay`]).
+pub trait GameSink {
+    /// Take one game.
+    fn accept(&mut self, game: FinishedGame) -> Result<()>;
+    /// Flush what is buffered (called once at the end).
+    fn finish(&mut self) -> Result<()>;
+}
+
+/// Writes games into shards of `games_per_shard` games in a directory.
+pub struct ShardSink {
+    dir: PathBuf,
+    writer: ShardWriter,
+    games_per_shard: usize,
+    /// Paths written so far.
+    pub written: Vec<PathBuf>,
+}
+
+impl ShardSink {
+    /// Shards go to `dir`; `writer_id` must be unique among concurrent writers of `dir`.
+    pub fn new(dir: &Path, cfg: &SelfplayConfig, writer_id: &str, games_per_shard: usize) -> ShardSink {
+        ShardSink {
+            dir: dir.to_path_buf(),
+            writer: ShardWriter::new(cfg.size, cfg.rule, cfg.protocol.clone(), writer_id),
+            games_per_shard: games_per_shard.max(1),
+            written: Vec::new(),
+        }
+    }
+}
+
+impl GameSink for ShardSink {
+    fn accept(&mut self, game: FinishedGame) -> Result<()> {
+        self.writer.push_game(game.meta, game.positions)?;
+        if self.writer.games() >= self.games_per_shard {
+            let p = self.writer.write(&self.dir)?;
+            self.written.push(p);
+        }
+        Ok(())
+    }
+    fn finish(&mut self) -> Result<()> {
+        if self.writer.games() > 0 {
+            let p = self.writer.write(&self.dir)?;
+            self.written.push(p);
+        }
+        Ok(())
+    }
+}
+
+/// Running totals reported to the progress callback and returned at the end.
+#[derive(Clone, Debug, Default)]
+pub struct Progress {
+    pub games: u64,
+    /// Recorded (full-search) positions.
+    pub positions: u64,
+    /// Decisions played.
+    pub decisions: u64,
+    /// Playouts completed.
+    pub playouts: u64,
+    pub wins_first: u64,
+    pub wins_second: u64,
+    pub draws: u64,
+    pub resignations: u64,
+    /// Games with resignation disabled in which a player crossed the threshold and then did
+    /// not lose: false resignations (KataGo / AlphaZero resignation calibration).
+    pub false_resignations: u64,
+    pub seconds: f64,
+}
+
+struct Slot {
+    game: Game,
+    mcts: Mcts,
+    full: bool,
+    target: u32,
+    positions: Vec<(Player, PositionRecord)>,
+    resign_disabled: bool,
+    below: [u32; 2],
+    would_resign: Option<Player>,
+    gen_first: Option<i64>,
+    gen_last: i64,
+    leaves: usize,
+}
+
+fn pidx(p: Player) -> usize {
+    match p {
+        Player::First => 0,
+        Player::Second => 1,
+    }
+}
+
+enum WorkerMsg {
+    Game(Box<FinishedGame>, u64, u64),
+    Error(anyhow::Error),
+}
+
+/// Play self-play games until `games` games have finished (when given) or `stop` is set, with
+/// `cfg.threads` threads each interleaving `cfg.games_per_thread` games, evaluating through
+/// `server`. Finished games go to `sink`; `progress` is called after each game.
+/// When stopped by the flag, games in progress are abandoned.
+pub fn run_selfplay(
+    cfg: &SelfplayConfig,
+    server: &ServerHandle,
+    games: Option<u64>,
+    stop: &AtomicBool,
+    sink: &mut dyn GameSink,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Progress> {
+    cfg.validate()?;
+    anyhow::ensure!(
+        server.board_size() == cfg.size,
+        "the server evaluates side {} but self-play is configured for side {}",
+        server.board_size(),
+        cfg.size
+    );
+    let started = AtomicU64::new(0);
+    let local_stop = AtomicBool::new(false);
+    let t0 = Instant::now();
+    let mut prog = Progress::default();
+    let (tx, rx) = crossbeam::channel::unbounded::<WorkerMsg>();
+    let result: Result<()> = std::thread::scope(|scope| {
+        for t in 0..cfg.threads {
+            let tx = tx.clone();
+            let server = server.clone();
+            let (started, local_stop) = (&started, &local_stop);
+            scope.spawn(move || {
+                let r = worker(cfg, t, &server, games, started, stop, local_stop, &tx);
+                if let Err(e) = r {
+                    let _ = tx.send(WorkerMsg::Error(e));
+                }
+            });
+        }
+        drop(tx);
+        let mut first_err = None;
+        for msg in rx.iter() {
+            match msg {
+                WorkerMsg::Game(g, playouts, decisions) => {
+                    prog.games += 1;
+                    prog.positions += g.positions.len() as u64;
+                    prog.playouts += playouts;
+                    prog.decisions += decisions;
+                    match g.meta.result.winner {
+                        Some(Player::First) => prog.wins_first += 1,
+                        Some(Player::Second) => prog.wins_second += 1,
+                        None => prog.draws += 1,
+                    }
+                    if g.meta.result.reason == EndReason::Resignation {
+                        prog.resignations += 1;
+                    }
+                    if g.meta.resign_disabled && g.meta.false_resignation {
+                        prog.false_resignations += 1;
+                    }
+                    if let Err(e) = sink.accept(*g) {
+                        local_stop.store(true, Ordering::Relaxed);
+                        first_err.get_or_insert(e);
+                    }
+                    prog.seconds = t0.elapsed().as_secs_f64();
+                    progress(&prog);
+                }
+                WorkerMsg::Error(e) => {
+                    local_stop.store(true, Ordering::Relaxed);
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    });
+    result?;
+    sink.finish()?;
+    prog.seconds = t0.elapsed().as_secs_f64();
+    Ok(prog)
+}
+
+impl Slot {
+    fn new(cfg: &SelfplayConfig, rng: &mut ChaCha8Rng) -> Slot {
+        let game = Game::new(cfg.size, cfg.rule, cfg.protocol.clone(), cfg.stone_cap).expect("validated settings");
+        let mcts = Mcts::new(&game, cfg.search.clone());
+        let mut s = Slot {
+            game,
+            mcts,
+            full: false,
+            target: 0,
+            positions: Vec::new(),
+            resign_disabled: rng.gen_bool(cfg.resign_disabled_fraction),
+            below: [0, 0],
+            would_resign: None,
+            gen_first: None,
+            gen_last: 0,
+            leaves: 0,
+        };
+        s.start_move(cfg, rng);
+        s
+    }
+
+    fn start_move(&mut self, cfg: &SelfplayConfig, rng: &mut ChaCha8Rng) {
+        self.full = rng.gen_bool(cfg.full_search_fraction);
+        self.target = if self.full { cfg.playouts } else { cfg.fast_playouts.min(cfg.playouts) };
+        if self.full {
+            self.mcts.add_root_noise(rng);
+        }
+    }
+
+    fn search_done(&self) -> bool {
+        let v = self.mcts.root_visits();
+        v >= self.target || (v >= 1 && self.mcts.root_forced().is_some())
+    }
+}
+
+fn temperature(cfg: &SelfplayConfig, decision: usize) -> f32 {
+    let excess = (cfg.temperature_start - cfg.temperature_end).max(0.0);
+    cfg.temperature_end + excess * 0.5f32.powf(decision as f32 / cfg.temperature_half_life.max(1e-3))
+}
+
+/// Pick an action from root visit counts `N^(1/T)`; T below 0.01 plays the most visited.
+fn pick(children: &[(usize, u32, f32)], temp: f32, rng: &mut ChaCha8Rng) -> usize {
+    let best = children.iter().max_by_key(|c| c.1).expect("root has children");
+    if temp < 0.01 || best.1 == 0 {
+        return best.0;
+    }
+    let mx = best.1 as f64;
+    let w: Vec<f64> = children.iter().map(|c| (c.1 as f64 / mx).powf(1.0 / temp as f64)).collect();
+    let total: f64 = w.iter().sum();
+    let mut r = rng.gen::<f64>() * total;
+    for (c, wi) in children.iter().zip(&w) {
+        if r < *wi {
+            return c.0;
+        }
+        r -= wi;
+    }
+    best.0
+}
+
+#[allow(clippy::too_many_arguments)]
+fn worker(
+    cfg: &SelfplayConfig,
+    thread: usize,
+    server: &ServerHandle,
+    games: Option<u64>,
+    started: &AtomicU64,
+    stop: &AtomicBool,
+    local_stop: &AtomicBool,
+    tx: &crossbeam::channel::Sender<WorkerMsg>,
+) -> Result<()> {
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ (0x9E37_79B9_7F4A_7C15u64.wrapping_mul(thread as u64 + 1)));
+    let claim = || -> bool {
+        match games {
+            None => true,
+            Some(g) => started.fetch_add(1, Ordering::Relaxed) < g,
+        }
+    };
+    let mut slots: Vec<Slot> = Vec::new();
+    for _ in 0..cfg.games_per_thread {
+        if !claim() {
+            break;
+        }
+        slots.push(Slot::new(cfg, &mut rng));
+    }
+    let size = cfg.size;
+    let pl = NUM_PLANES * size * size;
+    let mut planes = Vec::new();
+    let mut globals = Vec::new();
+    let mut stalls = 0u32;
+    while !slots.is_empty() {
+        if stop.load(Ordering::Relaxed) || local_stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        planes.clear();
+        globals.clear();
+        let mut total = 0;
+        for s in slots.iter_mut() {
+            s.leaves = 0;
+            if !s.search_done() {
+                let want = (s.target - s.mcts.root_visits().min(s.target)) as usize;
+                s.leaves = s.mcts.gather(cfg.leaves_per_game.min(want.max(1)), want.max(1) + cfg.leaves_per_game, &mut planes, &mut globals);
+                total += s.leaves;
+            }
+        }
+        if total > 0 {
+            let reply = server.evaluate(std::mem::take(&mut planes), std::mem::take(&mut globals), total)?;
+            let a = crate::action::action_space_size(size);
+            let mut off = 0;
+            for s in slots.iter_mut().filter(|s| s.leaves > 0) {
+                let k = s.leaves;
+                s.mcts.deliver(&reply.output.policy_logits[off * a..(off + k) * a], &reply.output.wdl[off * 3..(off + k) * 3], &mut rng);
+                off += k;
+                s.gen_first.get_or_insert(reply.generation);
+                s.gen_last = reply.generation;
+            }
+            stalls = 0;
+        } else {
+            stalls += 1;
+            anyhow::ensure!(stalls < 10_000, "self-play made no progress (thread {thread})");
+        }
+        // Play the moves whose search is done.
+        let mut i = 0;
+        while i < slots.len() {
+            if !slots[i].search_done() {
+                i += 1;
+                continue;
+            }
+            let finished = play_move(cfg, &mut slots[i], &mut rng, pl)?;
+            if let Some(fg) = finished {
+                let st = slots[i].mcts.take_stats();
+                let decisions = fg.meta.decisions.len() as u64;
+                if tx.send(WorkerMsg::Game(Box::new(fg), st.playouts, decisions)).is_err() {
+                    return Ok(());
+                }
+                if claim() {
+                    slots[i] = Slot::new(cfg, &mut rng);
+                    i += 1;
+                } else {
+                    slots.swap_remove(i);
+                }
+            } else {
+                i += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Record (if full), choose and apply the move of a slot whose search is done; returns the
+/// finished game when it ended.
+fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize) -> Result<Option<FinishedGame>> {
+    let decider = s.game.to_decide();
+    let children = s.mcts.root_children();
+    anyhow::ensure!(!children.is_empty(), "search root has no children at decision {}", s.game.history().len());
+    let root_value = s.mcts.root_value();
+    if s.full {
+        let mut planes = vec![0.0f32; pl];
+        let mut globals = vec![0.0f32; NUM_GLOBALS];
+        encode(&s.game, &mut planes, &mut globals);
+        s.positions.push((
+            decider,
+            PositionRecord {
+                planes: planes.iter().map(|&v| v as u8).collect(),
+                globals,
+                policy: s.mcts.policy_target(),
+                value: [0.0; 3],
+                root_value,
+                generation: s.gen_last,
+                game_index: 0,
+            },
+        ));
+    }
+    // Resignation (by the deciding player), counted on own decisions.
+    let mut resigned = false;
+    if let Some(th) = cfg.resign_threshold {
+        let b = &mut s.below[pidx(decider)];
+        if root_value < th {
+            *b += 1;
+        } else {
+            *b = 0;
+        }
+        if *b >= cfg.resign_consecutive.max(1) {
+            if s.resign_disabled {
+                s.would_resign.get_or_insert(decider);
+            } else {
+                resigned = true;
+            }
+        }
+    }
+    let temp = temperature(cfg, s.game.history().len());
+    let action_idx = pick(&children, temp, rng);
+    let result = if resigned {
+        Some(GameResult { winner: Some(decider.other()), reason: EndReason::Resignation, black_player: s.game.black_player() })
+    } else {
+        let action = action_from_index(action_idx, cfg.size).expect("root child action in range");
+        s.game.apply(action).with_context(|| format!("search chose an illegal action {action:?}"))?;
+        s.game.outcome().map(|o| GameResult {
+            winner: o.winner,
+            reason: match o.reason {
+                OutcomeReason::Five => EndReason::Five,
+                OutcomeReason::ForbiddenMove => EndReason::ForbiddenMove,
+                OutcomeReason::NoLegalMove => EndReason::NoLegalMove,
+                OutcomeReason::BoardFull => EndReason::BoardFull,
+                OutcomeReason::StoneCap => EndReason::StoneCap,
+            },
+            black_player: s.game.black_player(),
+        })
+    };
+    let Some(result) = result else {
+        s.mcts.advance(action_idx, &s.game);
+        s.start_move(cfg, rng);
+        return Ok(None);
+    };
+    let positions = std::mem::take(&mut s.positions)
+        .into_iter()
+        .map(|(p, mut r)| {
+            r.value = match result.winner {
+                None => [0.0, 1.0, 0.0],
+                Some(w) if w == p => [1.0, 0.0, 0.0],
+                Some(_) => [0.0, 0.0, 1.0],
+            };
+            r
+        })
+        .collect();
+    let false_resignation = s.would_resign.is_some_and(|p| result.winner != Some(p.other()));
+    Ok(Some(FinishedGame {
+        meta: GameMeta {
+            opening: s.game.opening(),
+            decisions: s.game.history().to_vec(),
+            result,
+            resign_disabled: s.resign_disabled,
+            false_resignation,
+            generation_first: s.gen_first.unwrap_or(s.gen_last),
+            generation_last: s.gen_last,
+        },
+        positions,
+    }))
+}

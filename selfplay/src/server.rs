@@ -1,0 +1,215 @@
+//! The batching inference server: one thread owns a `Box<dyn Evaluator>`; workers send requests
+//! over a crossbeam channel; the server concatenates them into batches of up to `max_batch`
+//! positions, waiting at most `max_wait_us` microseconds after the first request of a batch.
+//!
+//! [`ServerHandle::publish`] replaces the evaluator while workers run (a training loop publishing
+//! generation `g`); requests already queued before the message are evaluated by the old one.
+//! Every reply carries the generation of the evaluator that produced it.
+
+use crate::encode::{NUM_GLOBALS, NUM_PLANES};
+use crate::eval::{EvalOutput, Evaluator};
+use anyhow::{anyhow, Context, Result};
+use crossbeam::channel::{unbounded, Receiver, RecvTimeoutError, Sender};
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
+
+/// Batching parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerConfig {
+    /// Largest batch in positions. Default 256.
+    pub max_batch: usize,
+    /// Longest wait for a batch to fill, in microseconds after its first request. Default 1000.
+    pub max_wait_us: u64,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig { max_batch: 256, max_wait_us: 1000 }
+    }
+}
+
+/// An evaluated request: the outputs for its `n` positions and the generation that made them.
+#[derive(Clone, Debug)]
+pub struct EvalReply {
+    pub output: EvalOutput,
+    pub generation: i64,
+}
+
+enum Msg {
+    Eval { planes: Vec<f32>, globals: Vec<f32>, n: usize, reply: Sender<Result<EvalReply, String>> },
+    Publish { evaluator: Box<dyn Evaluator>, generation: i64 },
+}
+
+/// A cloneable handle to the server; the server thread stops when every handle is dropped.
+#[derive(Clone)]
+pub struct ServerHandle {
+    tx: Sender<Msg>,
+    size: usize,
+}
+
+/// Counters of the server thread, returned by [`InferenceServer::join`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ServerStats {
+    pub batches: u64,
+    pub positions: u64,
+    /// Seconds spent inside `Evaluator::evaluate`.
+    pub eval_seconds: f64,
+}
+
+/// The running server: its handle and thread.
+pub struct InferenceServer {
+    handle: ServerHandle,
+    thread: std::thread::JoinHandle<ServerStats>,
+}
+
+impl InferenceServer {
+    /// Start the server thread with `evaluator` as generation `generation`.
+    pub fn spawn(evaluator: Box<dyn Evaluator>, generation: i64, cfg: ServerConfig) -> InferenceServer {
+        let size = evaluator.board_size();
+        let (tx, rx) = unbounded();
+        let thread = std::thread::Builder::new()
+            .name("inference-server".into())
+            .spawn(move || serve(evaluator, generation, cfg, rx))
+            .expect("spawning the inference server thread");
+        InferenceServer { handle: ServerHandle { tx, size }, thread }
+    }
+    /// A handle for workers.
+    pub fn handle(&self) -> ServerHandle {
+        self.handle.clone()
+    }
+    /// Drop this handle and wait for the thread (it ends once every other handle is dropped).
+    pub fn join(self) -> ServerStats {
+        drop(self.handle);
+        self.thread.join().unwrap_or_default()
+    }
+}
+
+impl ServerHandle {
+    /// The board side of the served evaluator.
+    pub fn board_size(&self) -> usize {
+        self.size
+    }
+    /// Queue `n` positions (`planes: [n, C, S, S]`, `globals: [n, G]`); the receiver yields the reply.
+    pub fn submit(&self, planes: Vec<f32>, globals: Vec<f32>, n: usize) -> Result<Receiver<Result<EvalReply, String>>> {
+        let s = self.size;
+        anyhow::ensure!(planes.len() == n * NUM_PLANES * s * s, "submit: planes has {} floats for {n} positions of side {s}", planes.len());
+        anyhow::ensure!(globals.len() == n * NUM_GLOBALS, "submit: globals has {} floats for {n} positions", globals.len());
+        let (reply, rx) = crossbeam::channel::bounded(1);
+        self.tx.send(Msg::Eval { planes, globals, n, reply }).map_err(|_| anyhow!("the inference server has stopped"))?;
+        Ok(rx)
+    }
+    /// Submit and wait.
+    pub fn evaluate(&self, planes: Vec<f32>, globals: Vec<f32>, n: usize) -> Result<EvalReply> {
+        let rx = self.submit(planes, globals, n)?;
+        rx.recv().context("the inference server stopped before replying")?.map_err(|e| anyhow!("evaluator failed: {e}"))
+    }
+    /// Replace the evaluator by generation `generation` (later requests use it).
+    pub fn publish(&self, evaluator: Box<dyn Evaluator>, generation: i64) -> Result<()> {
+        anyhow::ensure!(
+            evaluator.board_size() == self.size,
+            "publish: evaluator for side {} but the server serves side {}",
+            evaluator.board_size(),
+            self.size
+        );
+        self.tx.send(Msg::Publish { evaluator, generation }).map_err(|_| anyhow!("the inference server has stopped"))
+    }
+}
+
+struct Req {
+    planes: Vec<f32>,
+    globals: Vec<f32>,
+    n: usize,
+    reply: Sender<Result<EvalReply, String>>,
+}
+
+fn serve(mut ev: Box<dyn Evaluator>, mut generation: i64, cfg: ServerConfig, rx: Receiver<Msg>) -> ServerStats {
+    let mut stats = ServerStats::default();
+    let a = crate::action::action_space_size(ev.board_size());
+    let mut batch: Vec<Req> = Vec::new();
+    let mut planes = Vec::new();
+    let mut globals = Vec::new();
+    let mut next: Option<Box<dyn Evaluator>> = None;
+    let mut next_gen = generation;
+    loop {
+        // Block for the first message.
+        let Ok(first) = rx.recv() else { break };
+        let mut total = 0;
+        match first {
+            Msg::Publish { evaluator, generation: g } => {
+                ev = evaluator;
+                generation = g;
+                continue;
+            }
+            Msg::Eval { planes, globals, n, reply } => {
+                total += n;
+                batch.push(Req { planes, globals, n, reply });
+            }
+        }
+        let deadline = Instant::now() + Duration::from_micros(cfg.max_wait_us);
+        while total < cfg.max_batch {
+            let now = Instant::now();
+            let msg = if now >= deadline { rx.try_recv().map_err(|_| RecvTimeoutError::Timeout) } else { rx.recv_timeout(deadline - now) };
+            match msg {
+                Ok(Msg::Eval { planes, globals, n, reply }) => {
+                    total += n;
+                    batch.push(Req { planes, globals, n, reply });
+                }
+                Ok(Msg::Publish { evaluator, generation: g }) => {
+                    // Evaluate what was queued before the publication with the old model.
+                    next = Some(evaluator);
+                    next_gen = g;
+                    break;
+                }
+                Err(_) => break,
+            }
+        }
+        planes.clear();
+        globals.clear();
+        for r in &batch {
+            planes.extend_from_slice(&r.planes);
+            globals.extend_from_slice(&r.globals);
+        }
+        let t = Instant::now();
+        let out = ev.evaluate(&planes, &globals, total);
+        stats.eval_seconds += t.elapsed().as_secs_f64();
+        stats.batches += 1;
+        stats.positions += total as u64;
+        match out {
+            Ok(out) if out.policy_logits.len() == total * a && out.wdl.len() == total * 3 => {
+                let mut off = 0;
+                for r in batch.drain(..) {
+                    let o = EvalOutput {
+                        policy_logits: out.policy_logits[off * a..(off + r.n) * a].to_vec(),
+                        wdl: out.wdl[off * 3..(off + r.n) * 3].to_vec(),
+                    };
+                    off += r.n;
+                    let _ = r.reply.send(Ok(EvalReply { output: o, generation }));
+                }
+            }
+            Ok(out) => {
+                let msg = format!(
+                    "evaluator returned {} logits and {} wdl values for {total} positions (expected {} and {})",
+                    out.policy_logits.len(),
+                    out.wdl.len(),
+                    total * a,
+                    total * 3
+                );
+                for r in batch.drain(..) {
+                    let _ = r.reply.send(Err(msg.clone()));
+                }
+            }
+            Err(e) => {
+                let msg = format!("{e:#}");
+                for r in batch.drain(..) {
+                    let _ = r.reply.send(Err(msg.clone()));
+                }
+            }
+        }
+        if let Some(e) = next.take() {
+            ev = e;
+            generation = next_gen;
+        }
+    }
+    stats
+}

@@ -1,0 +1,121 @@
+//! Self-play end to end: every protocol of RULES.md §5 plays complete games; shards replay.
+
+use renju_rules::{Action, Game, Opening, Protocol, Rule};
+use renju_selfplay::eval::{HeuristicEvaluator, UniformEvaluator};
+use renju_selfplay::record::{read_shard, EndReason};
+use renju_selfplay::selfplay::{run_selfplay, SelfplayConfig, ShardSink};
+use renju_selfplay::server::{InferenceServer, ServerConfig};
+use std::sync::atomic::AtomicBool;
+
+fn protocols() -> Vec<Protocol> {
+    vec![
+        Protocol::Free { centre: true },
+        Protocol::Free { centre: false },
+        Protocol::Swap1,
+        Protocol::Rif,
+        Protocol::FifthN { n: Some(3) },
+        Protocol::FifthN { n: None },
+        Protocol::Designated { opening: None, swap: true, offers: 2 },
+        Protocol::Designated { opening: Some(Opening::Direct(1)), swap: false, offers: 0 },
+        Protocol::BlackSets,
+        Protocol::Lianhuan,
+    ]
+}
+
+#[test]
+fn every_protocol_plays_complete_games() {
+    let dir = tempfile::tempdir().unwrap();
+    for (k, protocol) in protocols().into_iter().enumerate() {
+        let cfg = SelfplayConfig {
+            size: 11,
+            rule: Rule::Renju,
+            protocol: protocol.clone(),
+            playouts: 12,
+            fast_playouts: 6,
+            full_search_fraction: 0.5,
+            games_per_thread: 3,
+            threads: 1,
+            seed: k as u64,
+            ..SelfplayConfig::default()
+        };
+        let server = InferenceServer::spawn(Box::new(UniformEvaluator::new(11)), 4, ServerConfig::default());
+        let out = dir.path().join(format!("p{k}"));
+        let mut sink = ShardSink::new(&out, &cfg, "t", 100);
+        let stop = AtomicBool::new(false);
+        let prog = run_selfplay(&cfg, &server.handle(), Some(3), &stop, &mut sink, &mut |_| {}).unwrap();
+        server.join();
+        assert_eq!(prog.games, 3, "{protocol:?}");
+        assert_eq!(sink.written.len(), 1);
+        let shard = read_shard(&sink.written[0]).unwrap();
+        assert_eq!(shard.meta.games.len(), 3);
+        assert_eq!(shard.meta.protocol, protocol);
+        assert_eq!(shard.len() as u64, prog.positions);
+        assert!(shard.generation.iter().all(|&g| g == 4), "generation of the served evaluator is recorded");
+        for row in shard.policy.rows() {
+            assert!((row.sum() - 1.0).abs() < 1e-4, "policy target sums to 1");
+        }
+        for g in &shard.meta.games {
+            assert_ne!(g.result.reason, EndReason::ForbiddenMove, "a forbidden black move was played");
+            // Replaying the decisions through the rules gives the recorded result.
+            let mut replay = Game::new(11, Rule::Renju, protocol.clone(), None).unwrap();
+            for &(p, a) in &g.decisions {
+                assert_eq!(replay.to_decide(), p);
+                replay.apply(a).unwrap();
+            }
+            if g.result.reason != EndReason::Resignation {
+                let o = replay.outcome().expect("the game is over");
+                assert_eq!(o.winner, g.result.winner, "{protocol:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn heuristic_selfplay_with_resignation_and_two_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = SelfplayConfig {
+        size: 15,
+        protocol: Protocol::Rif,
+        playouts: 24,
+        fast_playouts: 8,
+        threads: 2,
+        games_per_thread: 2,
+        resign_threshold: Some(-0.8),
+        resign_consecutive: 2,
+        resign_disabled_fraction: 0.5,
+        ..SelfplayConfig::default()
+    };
+    let server = InferenceServer::spawn(Box::new(HeuristicEvaluator::new(15)), 0, ServerConfig::default());
+    let mut sink = ShardSink::new(dir.path(), &cfg, "h", 2);
+    let stop = AtomicBool::new(false);
+    let prog = run_selfplay(&cfg, &server.handle(), Some(4), &stop, &mut sink, &mut |_| {}).unwrap();
+    server.join();
+    assert_eq!(prog.games, 4);
+    assert_eq!(prog.wins_first + prog.wins_second + prog.draws, 4);
+    let total: usize = sink.written.iter().map(|p| read_shard(p).unwrap().meta.games.len()).sum();
+    assert_eq!(total, 4);
+}
+
+#[test]
+fn server_replies_carry_the_published_generation() {
+    let server = InferenceServer::spawn(Box::new(UniformEvaluator::new(9)), 1, ServerConfig::default());
+    let h = server.handle();
+    let g = Game::new(9, Rule::Renju, Protocol::Free { centre: true }, None).unwrap();
+    let mut planes = vec![0.0; renju_selfplay::encode::planes_len(9)];
+    let mut globals = vec![0.0; renju_selfplay::encode::NUM_GLOBALS];
+    renju_selfplay::encode::encode(&g, &mut planes, &mut globals);
+    assert_eq!(h.evaluate(planes.clone(), globals.clone(), 1).unwrap().generation, 1);
+    h.publish(Box::new(HeuristicEvaluator::new(9)), 2).unwrap();
+    let r = h.evaluate(planes.clone(), globals.clone(), 1).unwrap();
+    assert_eq!(r.generation, 2);
+    assert_eq!(r.output.wdl.len(), 3);
+    // A size mismatch is refused with a clear error.
+    let err = h.publish(Box::new(UniformEvaluator::new(15)), 3).unwrap_err().to_string();
+    assert!(err.contains("side 15"), "{err}");
+    let err = h.evaluate(vec![0.0; 5], globals, 1).unwrap_err().to_string();
+    assert!(err.contains("planes has 5 floats"), "{err}");
+    drop(h);
+    let stats = server.join();
+    assert_eq!(stats.positions, 2);
+    let _ = Action::Keep;
+}
