@@ -8,6 +8,7 @@
 //! - [`mcts`]: PUCT search with batched leaf evaluation and virtual loss.
 //! - [`server`]: the batching inference server (one evaluator thread, hot-swappable generations).
 //! - [`selfplay`]: self-play workers, [`selfplay::SelfplayConfig`], [`selfplay::run_selfplay`].
+//! - [`cli`]: the `renju-zero selfplay` command as a library function.
 
 pub mod action;
 pub mod encode;
@@ -17,3 +18,4 @@ pub mod mcts;
 pub mod walker;
 pub mod selfplay;
 pub mod server;
+pub mod cli;

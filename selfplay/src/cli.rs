@@ -1,0 +1,77 @@
+//! `renju-zero selfplay` as a library function (the root binary only wires clap to it).
+
+use crate::eval::{Evaluator, HeuristicEvaluator, UniformEvaluator};
+use crate::record::default_writer_id;
+use crate::selfplay::{run_selfplay, SelfplayConfig, ShardSink};
+use crate::server::{InferenceServer, ServerConfig};
+use anyhow::{bail, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+/// Options of the `selfplay` command.
+#[derive(Clone, Debug)]
+pub struct SelfplayOptions {
+    /// `uniform` or `heuristic` (`model PATH` comes with the trainer).
+    pub evaluator: String,
+    /// Games to play.
+    pub games: u64,
+    /// Output directory for shards.
+    pub out: PathBuf,
+    /// Games per shard file.
+    pub games_per_shard: usize,
+    /// Show a progress bar.
+    pub progress: bool,
+    /// Everything else.
+    pub config: SelfplayConfig,
+}
+
+/// Build a network-free evaluator by name; errors name the unknown evaluator.
+pub fn evaluator_by_name(name: &str, size: usize) -> Result<Box<dyn Evaluator>> {
+    match name {
+        "uniform" => Ok(Box::new(UniformEvaluator::new(size))),
+        "heuristic" => Ok(Box::new(HeuristicEvaluator::new(size))),
+        other => bail!("unknown evaluator '{other}' (expected uniform or heuristic)"),
+    }
+}
+
+/// Run the command: play `games` games, write shards into `out`, print a summary line.
+/// Returns the process exit code (0).
+pub fn run(opts: SelfplayOptions) -> Result<i32> {
+    opts.config.validate()?;
+    anyhow::ensure!(opts.games >= 1, "--games must be at least 1");
+    let ev = evaluator_by_name(&opts.evaluator, opts.config.size)?;
+    let server = InferenceServer::spawn(ev, 0, ServerConfig::default());
+    let mut sink = ShardSink::new(&opts.out, &opts.config, &default_writer_id("cli"), opts.games_per_shard);
+    let bar = if opts.progress { ProgressBar::new(opts.games) } else { ProgressBar::hidden() };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games {msg} [{elapsed_precise}<{eta_precise}]")
+            .expect("static template"),
+    );
+    let stop = AtomicBool::new(false);
+    let prog = run_selfplay(&opts.config, &server.handle(), Some(opts.games), &stop, &mut sink, &mut |p| {
+        bar.set_position(p.games);
+        let s = p.seconds.max(1e-9);
+        bar.set_message(format!("{:.0} positions/s, {:.0} playouts/s", p.positions as f64 / s, p.playouts as f64 / s));
+    })?;
+    bar.finish();
+    let stats = server.join();
+    let s = prog.seconds.max(1e-9);
+    println!(
+        "{} games ({} First wins, {} Second wins, {} draws, {} resignations, {} false resignations), {} positions in {} shards under {}; {:.1} s, {:.0} playouts/s, {:.0} positions/s, mean batch {:.1}",
+        prog.games,
+        prog.wins_first,
+        prog.wins_second,
+        prog.draws,
+        prog.resignations,
+        prog.false_resignations,
+        prog.positions,
+        sink.written.len(),
+        opts.out.display(),
+        prog.seconds,
+        prog.playouts as f64 / s,
+        prog.positions as f64 / s,
+        stats.positions as f64 / stats.batches.max(1) as f64
+    );
+    Ok(0)
+}
