@@ -1,1 +1,196 @@
-fn main(){}
+//! Trainer and inference throughput against raw tch loops with the same network and batch.
+//!
+//! ```text
+//! cargo run --release -p renju-trainer --example bench -- [--preset quick] [--batch 256]
+//!     [--steps 20] [--eval-batch 256] [--eval-iters 30] [--device cpu|cuda]
+//! ```
+//!
+//! - Training: `Trainer::train_steps` (replay window of synthetic shards, background loader,
+//!   symmetry augmentation, loss, backward, clipping, SGD-Nesterov step, statistics) against a
+//!   raw loop of forward + the same loss + backward + the same optimiser step on random tensors
+//!   already on the device. The ratio is the share of compute the pipeline keeps (target >= 90%).
+//! - Inference: `ModelEvaluator::evaluate` on `&[f32]` inputs (copy in, forward, softmax, copy
+//!   out) against a raw no-grad forward on tensors already on the device, same batch.
+
+use anyhow::Result;
+use renju_rules::{Player, Protocol, Rule};
+use renju_selfplay::action::action_space_size;
+use renju_selfplay::encode::{NUM_GLOBALS, NUM_PLANES};
+use renju_selfplay::eval::Evaluator;
+use renju_selfplay::record::{EndReason, GameMeta, GameResult, PositionRecord, ShardWriter};
+use renju_trainer::config::{DeviceChoice, NetConfig, TrainerConfig, WindowConfig};
+use renju_trainer::net::{Net, NetShape};
+use renju_trainer::optim::Optimizer;
+use renju_trainer::{ModelEvaluator, Trainer};
+use std::time::Instant;
+use tch::{nn, Kind, Tensor};
+
+const SIZE: usize = 15;
+
+fn arg(name: &str, default: &str) -> String {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned()).unwrap_or_else(|| default.to_string())
+}
+
+fn write_shards(dir: &std::path::Path, shards: usize, per_shard: usize) -> Result<()> {
+    let p = SIZE * SIZE;
+    let a = action_space_size(SIZE);
+    let mut k = 0usize;
+    for _ in 0..shards {
+        let mut w = ShardWriter::new(SIZE, Rule::Renju, Protocol::Free { centre: true }, "bench");
+        let positions = (0..per_shard)
+            .map(|_| {
+                k += 1;
+                let mut planes = vec![0u8; NUM_PLANES * p];
+                for j in 0..30 {
+                    planes[(j % 2) * p + (k * 31 + j * 17) % p] = 1;
+                }
+                let mut policy = vec![0f32; a];
+                for j in 0..8 {
+                    policy[(k * 7 + j * 29) % p] = 0.125;
+                }
+                PositionRecord {
+                    planes,
+                    globals: vec![0.5; NUM_GLOBALS],
+                    policy,
+                    value: [1.0, 0.0, 0.0],
+                    root_value: 0.0,
+                    generation: 0,
+                    game_index: 0,
+                }
+            })
+            .collect();
+        let game = GameMeta {
+            opening: None,
+            decisions: vec![],
+            result: GameResult { winner: Some(Player::First), reason: EndReason::Five, black_player: Player::First },
+            resign_disabled: false,
+            false_resignation: false,
+            generation_first: 0,
+            generation_last: 0,
+        };
+        w.push_game(game, positions)?;
+        w.write(dir)?;
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    Ok(())
+}
+
+fn main() -> Result<()> {
+    let preset = arg("--preset", "quick");
+    let batch: usize = arg("--batch", "256").parse()?;
+    let steps: u64 = arg("--steps", "20").parse()?;
+    let eval_batch: usize = arg("--eval-batch", "256").parse()?;
+    let eval_iters: usize = arg("--eval-iters", "30").parse()?;
+    let device = match arg("--device", "auto").as_str() {
+        "cpu" => DeviceChoice::Cpu,
+        "cuda" => DeviceChoice::Cuda,
+        _ => DeviceChoice::Auto,
+    };
+    let dev = device.resolve()?;
+    let net_cfg = NetConfig::preset(&preset)?;
+    println!("preset {preset} ({} blocks x {} channels), batch {batch}, device {dev:?}, torch threads {}",
+        net_cfg.blocks, net_cfg.channels, tch::get_num_threads());
+
+    // ---- training through the Trainer ----
+    let run = tempfile::tempdir()?;
+    write_shards(&run.path().join("selfplay"), 8, 1024)?;
+    let cfg = TrainerConfig {
+        net: net_cfg.clone(),
+        batch_size: batch,
+        device,
+        tensorboard: false,
+        min_samples_to_train: 1,
+        checkpoint_every: 1_000_000,
+        window: WindowConfig { min_samples: 100_000, ..Default::default() },
+        ..Default::default()
+    };
+    let mut trainer = Trainer::open_or_resume(run.path(), cfg.clone())?;
+    trainer.refresh_window()?;
+
+    // Raw loop: the same network and optimiser on random tensors already on the device.
+    let shape = NetShape::current(SIZE);
+    let vs = nn::VarStore::new(dev);
+    let net = Net::new(&vs.root(), &net_cfg, shape)?;
+    let mut opt = Optimizer::new(&vs, cfg.optimizer.clone());
+    let decayed: Vec<Tensor> = vs
+        .variables()
+        .into_iter()
+        .filter(|(n, t)| renju_trainer::net::is_decayed(n, t))
+        .map(|(_, t)| t)
+        .collect();
+    let b = batch as i64;
+    let planes = Tensor::rand([b, shape.planes as i64, SIZE as i64, SIZE as i64], (Kind::Float, dev)).round();
+    let globals = Tensor::rand([b, shape.globals as i64], (Kind::Float, dev));
+    let target_p = Tensor::rand([b, shape.actions as i64], (Kind::Float, dev)).softmax(-1, Kind::Float);
+    let target_v = Tensor::rand([b, 3], (Kind::Float, dev)).softmax(-1, Kind::Float);
+    let raw_step = |opt: &mut Optimizer| {
+        let (p, v) = net.forward(&planes, &globals, true);
+        let pl = -(&target_p * p.log_softmax(-1, Kind::Float)).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
+        let vl = -(&target_v * v.log_softmax(-1, Kind::Float)).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
+        let sq: Vec<Tensor> = decayed.iter().map(|w| w.square().sum(Kind::Float)).collect();
+        let loss = pl + vl + Tensor::stack(&sq, 0).sum(Kind::Float) * cfg.l2;
+        opt.zero_grad();
+        loss.backward();
+        let _ = opt.clip_grad_norm(cfg.grad_clip);
+        opt.step(0.01);
+        loss
+    };
+
+    // Warm-up, then alternate rounds of both so they share the machine's noise.
+    trainer.train_steps(2)?;
+    for _ in 0..2 {
+        let _ = raw_step(&mut opt);
+    }
+    let rounds = 5u64;
+    let per_round = steps.div_ceil(rounds).max(1);
+    let (mut t_trainer, mut t_raw) = (0.0, 0.0);
+    let mut m = Default::default();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        m = trainer.train_steps(per_round)?;
+        t_trainer += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let mut last = Tensor::zeros([], (Kind::Float, dev));
+        for _ in 0..per_round {
+            last = raw_step(&mut opt);
+        }
+        let _ = last.double_value(&[]); // synchronise
+        t_raw += t.elapsed().as_secs_f64();
+    }
+    let m: renju_trainer::TrainMetrics = m;
+    let samples = (rounds * per_round) as f64 * batch as f64;
+    let trainer_sps = samples / t_trainer;
+    let raw_sps = samples / t_raw;
+
+    // ---- inference ----
+    let mut ev = ModelEvaluator::load(&run.path().join("models"), dev)?;
+    let n = eval_batch;
+    let pl: Vec<f32> = (0..n * shape.planes * SIZE * SIZE).map(|i| ((i * 7919) % 7 == 0) as u8 as f32).collect();
+    let gl: Vec<f32> = vec![0.5; n * shape.globals];
+    let pt = Tensor::from_slice(&pl).view([n as i64, shape.planes as i64, SIZE as i64, SIZE as i64]).to_device(dev).to_kind(ev.kind());
+    let gt = Tensor::from_slice(&gl).view([n as i64, shape.globals as i64]).to_device(dev).to_kind(ev.kind());
+    for _ in 0..3 {
+        ev.evaluate(&pl, &gl, n)?;
+        let _ = ev.forward_tensors(&pt, &gt);
+    }
+    // Alternate the two measurements to share the machine's noise.
+    let (mut t_ev, mut t_raw) = (0.0, 0.0);
+    for _ in 0..eval_iters {
+        let t = Instant::now();
+        let out = ev.evaluate(&pl, &gl, n)?;
+        assert_eq!(out.wdl.len(), 3 * n);
+        t_ev += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let (p, v) = ev.forward_tensors(&pt, &gt);
+        let _ = (p.double_value(&[0, 0]), v.double_value(&[0, 0])); // synchronise
+        t_raw += t.elapsed().as_secs_f64();
+    }
+    let ev_pps = (eval_iters * n) as f64 / t_ev;
+    let raw_pps = (eval_iters * n) as f64 / t_raw;
+
+    println!("training:  Trainer {trainer_sps:.1} samples/s, raw loop {raw_sps:.1} samples/s, ratio {:.1}%", 100.0 * trainer_sps / raw_sps);
+    println!("inference: ModelEvaluator {ev_pps:.1} positions/s, raw forward {raw_pps:.1} positions/s, ratio {:.1}%", 100.0 * ev_pps / raw_pps);
+    println!("last train_steps: loss {:.3}, policy {:.3}, value {:.3}, grad norm {:.3}", m.loss, m.policy_loss, m.value_loss, m.grad_norm);
+    Ok(())
+}
