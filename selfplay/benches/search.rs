@@ -1,0 +1,103 @@
+//! Search speed: playouts per second per thread on 15x15 renju midgame positions with a
+//! zero-cost evaluator (one thread and two threads), and with the heuristic evaluator the
+//! fraction of time spent outside the evaluator. Run:
+//! `CARGO_TARGET_DIR=/work/target-selfplay cargo bench -p renju-selfplay --bench search`
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use renju_rules::{Action, Game, Point, Protocol, Rule};
+use renju_selfplay::action::action_space_size;
+use renju_selfplay::eval::{EvalOutput, Evaluator, HeuristicEvaluator};
+use renju_selfplay::mcts::{search_with, Mcts, SearchConfig};
+use std::time::{Duration, Instant};
+
+const VISITS: u32 = 4000;
+const BATCH: usize = 16;
+
+/// Midgame positions: 24 stones played at random near the centre (seeded), renju, no five yet.
+fn midgames() -> Vec<Game> {
+    let mut out = Vec::new();
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    while out.len() < 4 {
+        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: true }, None).unwrap();
+        g.apply(Action::Place(Point::new(7, 7))).unwrap();
+        while g.board().stone_count() < 24 && !g.is_over() {
+            let legal: Vec<Action> = g
+                .legal_actions()
+                .into_iter()
+                .filter(|a| matches!(a, Action::Place(p) if (p.x as i32 - 7).abs() <= 4 && (p.y as i32 - 7).abs() <= 4))
+                .collect();
+            if legal.is_empty() {
+                break;
+            }
+            g.apply(legal[rng.gen_range(0..legal.len())]).unwrap();
+        }
+        if !g.is_over() && g.board().stone_count() == 24 {
+            out.push(g);
+        }
+    }
+    out
+}
+
+fn zero_eval(n: usize) -> anyhow::Result<EvalOutput> {
+    Ok(EvalOutput { policy_logits: vec![0.0; n * action_space_size(15)], wdl: [0.3, 0.4, 0.3].repeat(n) })
+}
+
+fn run_zero(games: &[Game], visits: u32) -> u64 {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut total = 0;
+    for g in games {
+        let mut m = Mcts::new(g, SearchConfig::default());
+        search_with(&mut m, visits, BATCH, &mut rng, |_, _, n| zero_eval(n)).unwrap();
+        total += m.take_stats().playouts;
+    }
+    total
+}
+
+fn bench(c: &mut Criterion) {
+    let games = midgames();
+    let mut grp = c.benchmark_group("search");
+    grp.sample_size(10).measurement_time(Duration::from_secs(8));
+    grp.throughput(Throughput::Elements(VISITS as u64 * games.len() as u64));
+    grp.bench_function("zero_eval_1_thread", |b| b.iter(|| run_zero(&games, VISITS)));
+    grp.throughput(Throughput::Elements(2 * VISITS as u64 * games.len() as u64));
+    grp.bench_function("zero_eval_2_threads", |b| {
+        b.iter(|| {
+            std::thread::scope(|s| {
+                let h: Vec<_> = (0..2).map(|_| s.spawn(|| run_zero(&games, VISITS))).collect();
+                h.into_iter().map(|h| h.join().unwrap()).sum::<u64>()
+            })
+        })
+    });
+    grp.finish();
+
+    // Heuristic evaluator: share of wall time outside `evaluate`.
+    let mut ev = HeuristicEvaluator::new(15);
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let mut inside = Duration::ZERO;
+    let t0 = Instant::now();
+    let mut playouts = 0;
+    for g in &games {
+        let mut m = Mcts::new(g, SearchConfig::default());
+        search_with(&mut m, 2000, BATCH, &mut rng, |p, gl, n| {
+            let t = Instant::now();
+            let r = ev.evaluate(p, gl, n);
+            inside += t.elapsed();
+            r
+        })
+        .unwrap();
+        playouts += m.take_stats().playouts;
+    }
+    let total = t0.elapsed();
+    println!(
+        "heuristic evaluator: {} playouts in {:.3} s ({:.0} playouts/s); time outside the evaluator {:.1}%",
+        playouts,
+        total.as_secs_f64(),
+        playouts as f64 / total.as_secs_f64(),
+        100.0 * (1.0 - inside.as_secs_f64() / total.as_secs_f64())
+    );
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
