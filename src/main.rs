@@ -3,6 +3,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod cmd_export;
 mod cmd_rules;
 mod cmd_selfplay;
 mod cmd_train;
@@ -23,6 +24,8 @@ enum Command {
     Selfplay(cmd_selfplay::SelfplayArgs),
     /// The main job: self-play, training and publishing in one resumable loop.
     Train(cmd_train::TrainArgs),
+    /// Export a published model to one file (TorchScript or safetensors).
+    Export(cmd_export::ExportArgs),
 }
 
 fn main() {
@@ -31,6 +34,7 @@ fn main() {
         Command::Rules(args) => cmd_rules::run(args),
         Command::Selfplay(args) => cmd_selfplay::run(args),
         Command::Train(args) => cmd_train::run(args),
+        Command::Export(args) => cmd_export::run(args),
     };
     match result {
         Ok(code) => std::process::exit(code),

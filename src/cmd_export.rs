@@ -1,0 +1,29 @@
+//! `renju-zero export --model DIR --format torchscript|safetensors --out PATH`: writes a
+//! published model (a `models/gen-NNNNNN` directory, or a `models` directory with `LATEST`) as
+//! one file. The TorchScript module maps `planes f32 [n, C, S, S]` and `globals f32 [n, G]` to
+//! `f32 [n, A + 3]` (policy logits, then win/draw/loss value logits); see
+//! `renju_trainer::model`.
+
+use renju_trainer::export::{export, ExportFormat};
+use std::path::PathBuf;
+
+/// Arguments of `renju-zero export`.
+#[derive(clap::Args)]
+pub struct ExportArgs {
+    /// Model directory (`<run>/models/gen-NNNNNN`) or models directory (follows `LATEST`).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Output format: `torchscript` or `safetensors`.
+    #[arg(long, default_value = "torchscript")]
+    pub format: ExportFormat,
+    /// Output file (must not exist).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// Run the command; returns the process exit code.
+pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
+    export(&args.model, args.format, &args.out)?;
+    println!("exported {} as {:?} to {}", args.model.display(), args.format, args.out.display());
+    Ok(0)
+}
