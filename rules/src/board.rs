@@ -136,18 +136,31 @@ impl PointSet {
     }
     /// The indices in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.bits.iter().enumerate().flat_map(|(i, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                if w == 0 {
-                    None
-                } else {
-                    let b = w.trailing_zeros() as usize;
-                    w &= w - 1;
-                    Some(i * 64 + b)
-                }
-            })
-        })
+        PointSetIter { bits: &self.bits, word: 0, cur: self.bits[0] }
+    }
+}
+
+/// Iterator over a [`PointSet`]: one word at a time, lowest set bit first.
+struct PointSetIter<'a> {
+    bits: &'a [u64; 7],
+    word: usize,
+    cur: u64,
+}
+
+impl Iterator for PointSetIter<'_> {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.cur == 0 {
+            self.word += 1;
+            if self.word >= self.bits.len() {
+                return None;
+            }
+            self.cur = self.bits[self.word];
+        }
+        let b = self.cur.trailing_zeros() as usize;
+        self.cur &= self.cur - 1;
+        Some(self.word * 64 + b)
     }
 }
 
@@ -347,12 +360,29 @@ fn drop_centre(w: u32) -> usize {
     ((w & 0x1F) | ((w >> 6) << 5)) as usize
 }
 
+/// What the recursive verdict needs besides Black's (mutable) line masks: the board side, the
+/// masks that block Black (White's stones and the off-board bits) and the two tables, fetched
+/// once per top-level call instead of once per point.
+struct Ctx<'a> {
+    size: usize,
+    white: &'a LineMasks,
+    off: &'a LineMasks,
+    table: &'a [LineEntry],
+    b3: &'a [u16; 1024],
+}
+
+impl<'a> Ctx<'a> {
+    fn new(size: usize, white: &'a LineMasks, off: &'a LineMasks) -> Ctx<'a> {
+        Ctx { size, white, off, table: line_table(), b3: base3_table() }
+    }
+}
+
 /// Black's verdict (renju) on the empty point `(x, y)`, with `black` the black line masks (mutated
-/// temporarily during the recursive live-three check and restored), `white` the white line
-/// masks and `off` the off-board bits (both block Black). Never returns `Occupied`.
-fn renju_black(size: usize, black: &mut LineMasks, white: &LineMasks, off: &LineMasks, x: usize, y: usize) -> Verdict {
-    let table = line_table();
-    let b3 = base3_table();
+/// temporarily during the recursive live-three check and restored). Never returns `Occupied`.
+/// RULES.md §2 (five first), §4 (overline > double-four > double-three) and §3 (a three is live
+/// only if a straight-four point is Legal after the move, decided recursively to any depth).
+fn renju_black(cx: &Ctx, black: &mut LineMasks, x: usize, y: usize) -> Verdict {
+    let size = cx.size;
     let mut overline = false;
     let mut fours = 0u16;
     let mut three_masks = [0u16; 4];
@@ -368,8 +398,8 @@ fn renju_black(size: usize, black: &mut LineMasks, white: &LineMasks, off: &Line
             overline = true;
             continue;
         }
-        let ww = ((white[d][l] | off[d][l]) >> pos) & WIN;
-        let e = table[b3[drop_centre(bw)] as usize + 2 * b3[drop_centre(ww)] as usize];
+        let ww = ((cx.white[d][l] | cx.off[d][l]) >> pos) & WIN;
+        let e = cx.table[cx.b3[drop_centre(bw)] as usize + 2 * cx.b3[drop_centre(ww)] as usize];
         fours += e >> 12;
         three_masks[d] = e & 0x7FF;
         three_dirs += (e & 0x7FF != 0) as u32;
@@ -387,15 +417,24 @@ fn renju_black(size: usize, black: &mut LineMasks, white: &LineMasks, off: &Line
     // point is Legal for Black after this move (not forbidden, not a five).
     set_black(size, black, x, y, true);
     let mut live = 0;
+    let mut undecided = three_dirs;
     for d in 0..4 {
         let mut m = three_masks[d];
+        if m == 0 {
+            continue;
+        }
+        // Not enough three directions left to reach two live ones: stop early.
+        if live + undecided < 2 {
+            break;
+        }
+        undecided -= 1;
         while m != 0 {
             let i = m.trailing_zeros() as i32;
             m &= m - 1;
             let (dx, dy) = DIRS[d];
             let qx = (x as i32 + (i - 5) * dx) as usize;
             let qy = (y as i32 + (i - 5) * dy) as usize;
-            if renju_black(size, black, white, off, qx, qy) == Verdict::Legal {
+            if renju_black(cx, black, qx, qy) == Verdict::Legal {
                 live += 1;
                 break;
             }
@@ -421,6 +460,27 @@ fn set_black(size: usize, black: &mut LineMasks, x: usize, y: usize, on: bool) {
         } else {
             lines[l] &= !(1 << (pos + PAD));
         }
+    }
+}
+
+/// One step of [`Board::black_candidates`] over all rows at once (vectorisable): cells at the
+/// next distance on one side (`shift` of the rows `b`, `f`), cut off after the first non-free
+/// cell (`reach`), added to the saturating bit-sliced counters `a[j]` = "at least j+1 stones".
+#[inline(always)]
+fn count_step(
+    a: &mut [[u32; MAX_SIZE]; 4],
+    reach: &mut [u32; MAX_SIZE],
+    b: &[u32; MAX_SIZE],
+    f: &[u32; MAX_SIZE],
+    shift: impl Fn(u32) -> u32,
+) {
+    for y in 0..MAX_SIZE {
+        reach[y] &= shift(f[y]);
+        let w = shift(b[y]) & reach[y];
+        a[3][y] |= a[2][y] & w;
+        a[2][y] |= a[1][y] & w;
+        a[1][y] |= a[0][y] & w;
+        a[0][y] |= w;
     }
 }
 
@@ -531,13 +591,15 @@ impl Board {
 
     #[inline(always)]
     fn toggle(&mut self, p: Point, c: Color) {
-        let (x, y) = (p.x as usize, p.y as usize);
-        let masks = &mut self.lines[ci(c)];
-        for (d, lines) in masks.iter_mut().enumerate() {
-            let (l, pos) = line_pos(self.size, d, x, y);
-            lines[l] ^= 1 << (pos + PAD);
-        }
-        self.hash ^= zobrist(p.index(self.size), c);
+        let (x, y, n) = (p.x as usize, p.y as usize, self.size);
+        let m = &mut self.lines[ci(c)];
+        let bx = 1u32 << (p.x as u32 + PAD);
+        // The four `line_pos` cases, unrolled (see the representation notes above).
+        m[0][y] ^= bx;
+        m[1][x] ^= 1 << (p.y as u32 + PAD);
+        m[2][x + n - 1 - y] ^= bx;
+        m[3][x + y] ^= bx;
+        self.hash ^= zobrist(y * n + x, c);
     }
 
     /// Put a stone of colour `c` on `p`. No legality check (forbidden points, game over);
@@ -618,7 +680,8 @@ impl Board {
         }
         if self.rule == Rule::Renju && c == Color::Black {
             let mut black = self.lines[0];
-            return renju_black(self.size, &mut black, &self.lines[1], &self.off, p.x as usize, p.y as usize);
+            let cx = Ctx::new(self.size, &self.lines[1], &self.off);
+            return renju_black(&cx, &mut black, p.x as usize, p.y as usize);
         }
         if self.wins_with(p, c) {
             Verdict::Five
@@ -627,43 +690,68 @@ impl Board {
         }
     }
 
-    /// Empty points whose black verdict might not be `Legal`, per row (bit `x + PAD`): points with
-    /// at least 2 directions holding >= 2 black stones within distance 4, or one direction holding
-    /// >= 4 (every five, overline, double-four and double-three needs that).
+    /// Empty points whose black verdict might be forbidden, per row (bit `x + PAD`), a superset
+    /// computed with bit-parallel counts over whole rows. Only black stones reachable from the
+    /// point without crossing a white stone or the edge count (every shape of RULES.md §3 lies in
+    /// one such white-free stretch). Per direction: a live three needs 2 more black stones within
+    /// distance 3 (its straight four is 4 unbroken stones through the point); a four needs 3 within
+    /// distance 4; an overline or two fours on one line need 4 within distance 4. So a forbidden
+    /// point has 4 such stones in one direction, or two directions each with (2 within 3 or 3
+    /// within 4) (RULES.md §4: double-three, double-four, overline and their combinations).
     fn black_candidates(&self) -> [u32; MAX_SIZE] {
+        const R: usize = MAX_SIZE + 8;
         let n = self.size;
-        let mut r = [0u32; MAX_SIZE + 10];
+        // Rows padded by 4 on both sides: black bits and free (not white, on board) bits.
+        let mut rb = [0u32; R];
+        let mut rf = [0u32; R];
         for y in 0..n {
-            r[y + 5] = self.lines[0][0][y];
+            rb[y + 4] = self.lines[0][0][y];
+            rf[y + 4] = !(self.lines[1][0][y] | self.off[0][y]);
+        }
+        let mut seen = [0u32; MAX_SIZE];
+        let mut multi = [0u32; MAX_SIZE];
+        let mut any4 = [0u32; MAX_SIZE];
+        for d in 0..4 {
+            let mut a = [[0u32; MAX_SIZE]; 4];
+            let mut two3 = [0u32; MAX_SIZE];
+            let mut reach = [[u32::MAX; MAX_SIZE]; 2];
+            for k in 1..=4usize {
+                if k == 4 {
+                    two3 = a[1];
+                }
+                for (side, reach) in reach.iter_mut().enumerate() {
+                    // Row offset and shift of the cell at distance k on this side.
+                    let (dy, sh): (isize, i32) = match (d, side) {
+                        (0, 0) => (0, k as i32),
+                        (0, _) => (0, -(k as i32)),
+                        (1, 0) => (k as isize, 0),
+                        (1, _) => (-(k as isize), 0),
+                        (2, 0) => (k as isize, k as i32),
+                        (2, _) => (-(k as isize), -(k as i32)),
+                        (_, 0) => (-(k as isize), k as i32),
+                        _ => (k as isize, -(k as i32)),
+                    };
+                    let src = (4 + dy) as usize;
+                    let b: &[u32; MAX_SIZE] = rb[src..src + MAX_SIZE].try_into().unwrap();
+                    let f: &[u32; MAX_SIZE] = rf[src..src + MAX_SIZE].try_into().unwrap();
+                    if sh >= 0 {
+                        count_step(&mut a, reach, b, f, |v| v >> sh);
+                    } else {
+                        count_step(&mut a, reach, b, f, |v| v << -sh);
+                    }
+                }
+            }
+            for y in 0..MAX_SIZE {
+                let active = two3[y] | a[2][y];
+                multi[y] |= seen[y] & active;
+                seen[y] |= active;
+                any4[y] |= a[3][y];
+            }
         }
         let mut out = [0u32; MAX_SIZE];
         for y in 0..n {
-            let c = y + 5;
-            let mut multi = 0u32;
-            let mut seen2 = 0u32;
-            let mut any4 = 0u32;
-            for d in 0..4 {
-                let (mut a1, mut a2, mut a3, mut a4) = (0u32, 0u32, 0u32, 0u32);
-                for k in 1..=4usize {
-                    let (u, v) = match d {
-                        0 => (r[c] << k, r[c] >> k),
-                        1 => (r[c + k], r[c - k]),
-                        2 => (r[c + k] >> k, r[c - k] << k),
-                        _ => (r[c - k] >> k, r[c + k] << k),
-                    };
-                    for w in [u, v] {
-                        a4 |= a3 & w;
-                        a3 |= a2 & w;
-                        a2 |= a1 & w;
-                        a1 |= w;
-                    }
-                }
-                multi |= seen2 & a2;
-                seen2 |= a2;
-                any4 |= a4;
-            }
             let occupied = self.lines[0][0][y] | self.lines[1][0][y] | self.off[0][y];
-            out[y] = (multi | any4) & !occupied;
+            out[y] = (multi[y] | any4[y]) & !occupied;
         }
         out
     }
@@ -673,39 +761,47 @@ impl Board {
     pub fn legal_mask(&self, c: Color) -> PointSet {
         let n = self.size;
         let mut set = PointSet::new();
+        let row_bits = (1u64 << n) - 1;
         for y in 0..n {
-            let mut empty = !(self.lines[0][0][y] | self.lines[1][0][y] | self.off[0][y]);
-            while empty != 0 {
-                let b = empty.trailing_zeros();
-                empty &= empty - 1;
-                set.insert(y * n + (b - PAD) as usize);
+            let empty = !(self.lines[0][0][y] | self.lines[1][0][y] | self.off[0][y]);
+            let e = (empty >> PAD) as u64 & row_bits;
+            let start = y * n;
+            let (w, o) = (start >> 6, start & 63);
+            set.bits[w] |= e << o;
+            if o + n > 64 {
+                set.bits[w + 1] |= e >> (64 - o);
             }
         }
         if self.rule == Rule::Renju && c == Color::Black {
-            for (p, _) in self.forbidden_iter() {
-                set.remove(p.index(n));
-            }
+            self.for_each_forbidden(|x, y, _| set.remove(y * n + x));
         }
         set
     }
 
-    fn forbidden_iter(&self) -> Vec<(Point, ForbiddenKind)> {
-        let mut out = Vec::new();
+    /// Calls `f(x, y, kind)` for each of Black's forbidden points (renju verdicts, whatever the
+    /// rule), in index order.
+    fn for_each_forbidden(&self, mut f: impl FnMut(usize, usize, ForbiddenKind)) {
         let cand = self.black_candidates();
         if cand.iter().all(|&r| r == 0) {
-            return out;
+            return;
         }
         let mut black = self.lines[0];
+        let cx = Ctx::new(self.size, &self.lines[1], &self.off);
         for (y, &row) in cand.iter().enumerate().take(self.size) {
             let mut m = row;
             while m != 0 {
                 let x = (m.trailing_zeros() - PAD) as usize;
                 m &= m - 1;
-                if let Verdict::Forbidden(k) = renju_black(self.size, &mut black, &self.lines[1], &self.off, x, y) {
-                    out.push((Point::new(x as u8, y as u8), k));
+                if let Verdict::Forbidden(k) = renju_black(&cx, &mut black, x, y) {
+                    f(x, y, k);
                 }
             }
         }
+    }
+
+    fn forbidden_iter(&self) -> Vec<(Point, ForbiddenKind)> {
+        let mut out = Vec::new();
+        self.for_each_forbidden(|x, y, k| out.push((Point::new(x as u8, y as u8), k)));
         out
     }
 
