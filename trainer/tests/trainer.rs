@@ -253,3 +253,47 @@ fn window_grows_with_samples_and_counts_them() {
     assert_eq!(t.samples_trained(), 32);
     assert_eq!(t.steps_allowed(), (160 - 32) / 16);
 }
+
+#[test]
+fn export_writes_torchscript_and_safetensors_and_never_overwrites() {
+    use renju_trainer::export::{export, ExportFormat};
+    let run = tempfile::tempdir().unwrap();
+    let t = Trainer::open_or_resume(run.path(), tiny_config()).unwrap();
+    drop(t);
+    let models = run.path().join("models");
+    let out = tempfile::tempdir().unwrap();
+    let pt = out.path().join("net.pt");
+    let st = out.path().join("net.safetensors");
+    export(&models, ExportFormat::TorchScript, &pt).unwrap();
+    export(&models, ExportFormat::Safetensors, &st).unwrap();
+    // The safetensors export holds exactly the published weights.
+    let a = tch::Tensor::read_safetensors(&st).unwrap();
+    let b = tch::Tensor::read_safetensors(models.join("gen-000000/model.safetensors")).unwrap();
+    assert_eq!(a.len(), b.len());
+    let b: std::collections::HashMap<_, _> = b.into_iter().collect();
+    for (name, t) in &a {
+        assert!(t.equal(&b[name]), "tensor {name} differs");
+    }
+    // The TorchScript export gives the evaluator's outputs.
+    let n = 2;
+    let planes = vec![0.5f32; n * NUM_PLANES * SIZE * SIZE];
+    let globals = vec![1.0f32; n * NUM_GLOBALS];
+    let out_ev = ModelEvaluator::load(&models, tch::Device::Cpu).unwrap().evaluate(&planes, &globals, n).unwrap();
+    let module = tch::CModule::load(&pt).unwrap();
+    let y = module
+        .forward_ts(&[
+            tch::Tensor::from_slice(&planes).view([n as i64, NUM_PLANES as i64, SIZE as i64, SIZE as i64]),
+            tch::Tensor::from_slice(&globals).view([n as i64, NUM_GLOBALS as i64]),
+        ])
+        .unwrap();
+    let a_len = action_space_size(SIZE) as i64;
+    let p: Vec<f32> = Vec::try_from(&y.narrow(1, 0, a_len).flatten(0, -1)).unwrap();
+    for (x, y) in p.iter().zip(&out_ev.policy_logits) {
+        assert!((x - y).abs() < 1e-4);
+    }
+    // An existing output is refused and left unchanged.
+    let before = std::fs::read(&pt).unwrap();
+    let err = format!("{:#}", export(&models, ExportFormat::TorchScript, &pt).unwrap_err());
+    assert!(err.contains("refusing to overwrite") && err.contains("net.pt"), "{err}");
+    assert_eq!(std::fs::read(&pt).unwrap(), before);
+}
