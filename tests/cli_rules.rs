@@ -72,3 +72,26 @@ fn show_marks_forbidden_points() {
     assert!(!bad.status.success());
     assert!(String::from_utf8(bad.stderr).unwrap().contains("p16"));
 }
+
+#[test]
+fn classify_numbers_lines_counting_blank_ones_and_names_bad_input() {
+    // Line 2 is not JSON, line 3 is blank (skipped, no output), line 4 has an unknown colour,
+    // line 5 lacks `move`; the good lines still get answers, in order.
+    let input = "{\"black\":[\"h8\"],\"white\":[\"h9\"],\"move\":\"j10\"}\nnot json\n\n\
+                 {\"move\":\"h8\",\"color\":\"red\"}\n{\"black\":[]}\n{\"white\":[\"h8\"],\"move\":\"H8\",\"color\":\"white\"}\n";
+    let mut child = bin().args(["rules", "classify"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 5);
+    assert_eq!(lines[0], serde_json::json!({"move":"j10","result":"legal"}));
+    assert_eq!(lines[1]["line"], 2);
+    assert!(lines[1]["error"].as_str().unwrap().contains("JSON"));
+    assert_eq!(lines[2]["line"], 4);
+    assert!(lines[2]["error"].as_str().unwrap().contains("red"));
+    assert_eq!(lines[3]["line"], 5);
+    assert!(lines[3]["error"].as_str().unwrap().contains("move"));
+    assert_eq!(lines[4], serde_json::json!({"move":"H8","result":"occupied"}));
+    assert_eq!(out.status.code(), Some(1));
+}
