@@ -1,5 +1,8 @@
-//! `renju-zero selfplay`: clap wiring for [`renju_selfplay::cli::run`].
+//! `renju-zero selfplay`: standalone self-play into a directory (`--games N --out DIR`), or the
+//! self-play half of a run (`--run DIR`) following the generations its trainer publishes.
 
+use crate::pipeline::{self, Stop, StopWhen};
+use anyhow::{bail, Context};
 use renju_rules::{Protocol, Rule};
 use renju_selfplay::cli::SelfplayOptions;
 use renju_selfplay::selfplay::SelfplayConfig;
@@ -8,15 +11,24 @@ use std::path::PathBuf;
 /// Arguments of `renju-zero selfplay`.
 #[derive(clap::Args)]
 pub struct SelfplayArgs {
-    /// Evaluator: uniform or heuristic.
-    #[arg(long, default_value = "heuristic")]
-    evaluator: String,
-    /// Number of games to play.
+    /// Evaluator: `uniform`, `heuristic`, or `model PATH` (a published generation directory, or
+    /// a run's `models/` directory for its latest generation).
+    #[arg(long, num_args = 1..=2, value_names = ["KIND", "PATH"], default_values_t = vec!["heuristic".to_string()])]
+    evaluator: Vec<String>,
+    /// The self-play half of a run: play with the run's config and its newest generation,
+    /// following newly published ones, writing into `DIR/selfplay/` (any number of such
+    /// processes, on any machine sharing the directory, plus one `renju-zero trainer --run DIR`).
+    #[arg(long, conflicts_with_all = ["out", "evaluator"])]
+    run: Option<PathBuf>,
+    /// Number of games to play (with --run: stop after this many; default: until Ctrl-C).
     #[arg(long)]
-    games: u64,
+    games: Option<u64>,
+    /// With --run: stop after this many minutes.
+    #[arg(long, requires = "run")]
+    minutes: Option<f64>,
     /// Directory for the shards (created if missing).
     #[arg(long)]
-    out: PathBuf,
+    out: Option<PathBuf>,
     /// Rule variant: renju, standard or freestyle.
     #[arg(long, default_value = "renju")]
     rule: Rule,
@@ -57,6 +69,15 @@ pub struct SelfplayArgs {
 
 /// Run the command; returns the process exit code.
 pub fn run(a: SelfplayArgs) -> anyhow::Result<i32> {
+    if let Some(run) = &a.run {
+        let (dir, cfg) = crate::cmd_train::open_run(run, None, false)?;
+        let when = StopWhen { generation: None, minutes: a.minutes, games: a.games };
+        pipeline::selfplay_only(&cfg, &dir, &when, &Stop::on_ctrl_c())?;
+        return Ok(0);
+    }
+    let (Some(games), Some(out)) = (a.games, a.out) else {
+        bail!("selfplay needs --games N and --out DIR (or --run DIR)");
+    };
     let config = SelfplayConfig {
         size: a.size,
         rule: a.rule,
@@ -70,12 +91,30 @@ pub fn run(a: SelfplayArgs) -> anyhow::Result<i32> {
         seed: a.seed,
         ..SelfplayConfig::default()
     };
-    renju_selfplay::cli::run(SelfplayOptions {
-        evaluator: a.evaluator,
-        games: a.games,
-        out: a.out,
+    let opts = |label: String| SelfplayOptions {
+        evaluator: label,
+        games,
+        out: out.clone(),
         games_per_shard: a.games_per_shard,
         progress: !a.quiet,
-        config,
-    })
+        config: config.clone(),
+    };
+    match a.evaluator.as_slice() {
+        [kind, path] if kind == "model" => {
+            let device = tch::Device::cuda_if_available();
+            let ev = renju_trainer::ModelEvaluator::load(std::path::Path::new(path), device)
+                .with_context(|| format!("loading --evaluator model {path}"))?;
+            anyhow::ensure!(
+                ev.config().rule == config.rule,
+                "model {path} was trained for {:?} but --rule is {:?}",
+                ev.config().rule,
+                config.rule
+            );
+            let generation = ev.generation() as i64;
+            renju_selfplay::cli::run_with(opts(format!("model {path}")), Box::new(ev), generation)
+        }
+        [kind] if kind == "model" => bail!("--evaluator model needs a PATH: --evaluator model runs/quick/models"),
+        [name] => renju_selfplay::cli::run(opts(name.clone())),
+        other => bail!("--evaluator takes `uniform`, `heuristic` or `model PATH`, not {other:?}"),
+    }
 }

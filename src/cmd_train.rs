@@ -1,10 +1,80 @@
-//! `renju-zero train` (stub).
+//! `renju-zero train` (the main job) and `renju-zero trainer` (its training half alone).
+
+use crate::pipeline::{self, Stop, StopWhen};
+use crate::runconfig::RunDir;
+use anyhow::Context;
+use std::path::PathBuf;
 
 /// Arguments of `renju-zero train`.
 #[derive(clap::Args)]
-pub struct TrainArgs {}
+pub struct TrainArgs {
+    /// Run configuration (TOML; see configs/quick.toml for every key).
+    #[arg(long, default_value = "configs/quick.toml")]
+    pub config: PathBuf,
+    /// Run directory holding everything of the run. Default: runs/<config file stem>.
+    #[arg(long)]
+    pub run: Option<PathBuf>,
+    /// Continue a run directory that was made with a different config.
+    #[arg(long)]
+    pub force: bool,
+    /// Stop once this generation has been published.
+    #[arg(long)]
+    pub max_generations: Option<u64>,
+    /// Stop after this many minutes.
+    #[arg(long)]
+    pub minutes: Option<f64>,
+}
 
-/// Run the command; returns the process exit code.
-pub fn run(_args: TrainArgs) -> anyhow::Result<i32> {
-    anyhow::bail!("`train` is not implemented yet")
+/// Arguments of `renju-zero trainer`.
+#[derive(clap::Args)]
+pub struct TrainerArgs {
+    /// Run directory (made by `renju-zero train` or given a config with --config).
+    #[arg(long)]
+    pub run: PathBuf,
+    /// Config for a new run directory (default: the run's own config.toml).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Continue a run directory that was made with a different config.
+    #[arg(long)]
+    pub force: bool,
+    /// Stop once this generation has been published.
+    #[arg(long)]
+    pub max_generations: Option<u64>,
+    /// Stop after this many minutes.
+    #[arg(long)]
+    pub minutes: Option<f64>,
+}
+
+/// Opens the run directory with `config` (or, without one, with the run's own copy).
+pub fn open_run(run: &std::path::Path, config: Option<&std::path::Path>, force: bool) -> anyhow::Result<(RunDir, crate::runconfig::RunConfig)> {
+    let dir = RunDir::new(run);
+    let path = match config {
+        Some(p) => p.to_path_buf(),
+        None => dir.config(),
+    };
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading config {}", path.display()))?;
+    let cfg = dir.open(&text, &path.display().to_string(), force)?;
+    Ok((dir, cfg))
+}
+
+/// Runs `renju-zero train`.
+pub fn run(args: TrainArgs) -> anyhow::Result<i32> {
+    let run_path = args.run.clone().unwrap_or_else(|| {
+        let stem = args.config.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
+        PathBuf::from("runs").join(stem)
+    });
+    let (dir, cfg) = open_run(&run_path, Some(&args.config), args.force)?;
+    eprintln!("run directory: {} (TensorBoard: tensorboard --logdir {})", dir.root.display(), dir.root.join("tensorboard").display());
+    let when = StopWhen { generation: args.max_generations, minutes: args.minutes, games: None };
+    pipeline::train(&cfg, &dir, &when, &Stop::on_ctrl_c())?;
+    Ok(0)
+}
+
+/// Runs `renju-zero trainer`.
+pub fn run_trainer(args: TrainerArgs) -> anyhow::Result<i32> {
+    let (dir, cfg) = open_run(&args.run, args.config.as_deref(), args.force)?;
+    let when = StopWhen { generation: args.max_generations, minutes: args.minutes, games: None };
+    let multi = indicatif::MultiProgress::new();
+    pipeline::trainer_only(&cfg, &dir, &when, &Stop::on_ctrl_c(), &multi)?;
+    Ok(0)
 }

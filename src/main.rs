@@ -7,6 +7,8 @@ mod cmd_export;
 mod cmd_rules;
 mod cmd_selfplay;
 mod cmd_train;
+mod pipeline;
+mod runconfig;
 
 /// Self-play reinforcement learning for renju.
 #[derive(Parser)]
@@ -24,6 +26,8 @@ enum Command {
     Selfplay(cmd_selfplay::SelfplayArgs),
     /// The main job: self-play, training and publishing in one resumable loop.
     Train(cmd_train::TrainArgs),
+    /// The training half of `train` alone, on a run directory that self-play processes feed.
+    Trainer(cmd_train::TrainerArgs),
     /// Export a published model to one file (TorchScript or safetensors).
     Export(cmd_export::ExportArgs),
 }
@@ -34,6 +38,7 @@ fn main() {
         Command::Rules(args) => cmd_rules::run(args),
         Command::Selfplay(args) => cmd_selfplay::run(args),
         Command::Train(args) => cmd_train::run(args),
+        Command::Trainer(args) => cmd_train::run_trainer(args),
         Command::Export(args) => cmd_export::run(args),
     };
     match result {

@@ -38,10 +38,22 @@ pub fn evaluator_by_name(name: &str, size: usize) -> Result<Box<dyn Evaluator>> 
 /// Run the command: play `games` games, write shards into `out`, print a summary line.
 /// Returns the process exit code (0).
 pub fn run(opts: SelfplayOptions) -> Result<i32> {
+    let ev = evaluator_by_name(&opts.evaluator, opts.config.size)?;
+    run_with(opts, ev, 0)
+}
+
+/// As [`run`], with an evaluator built by the caller (e.g. a trained network of generation
+/// `generation`, which the shards then record). `opts.evaluator` is only a label.
+pub fn run_with(opts: SelfplayOptions, ev: Box<dyn Evaluator>, generation: i64) -> Result<i32> {
     opts.config.validate()?;
     anyhow::ensure!(opts.games >= 1, "--games must be at least 1");
-    let ev = evaluator_by_name(&opts.evaluator, opts.config.size)?;
-    let server = InferenceServer::spawn(ev, 0, ServerConfig::default());
+    anyhow::ensure!(
+        ev.board_size() == opts.config.size,
+        "the evaluator is for board side {} but --size is {}",
+        ev.board_size(),
+        opts.config.size
+    );
+    let server = InferenceServer::spawn(ev, generation, ServerConfig::default());
     let mut sink = ShardSink::new(&opts.out, &opts.config, &default_writer_id("cli"), opts.games_per_shard);
     let bar = if opts.progress { ProgressBar::new(opts.games) } else { ProgressBar::hidden() };
     bar.set_style(

@@ -1,0 +1,339 @@
+//! The run configuration (`configs/*.toml`) and the run directory that holds everything of a run.
+//!
+//! A config has five sections; every key is optional (defaults below) and an unknown or invalid
+//! key is an error that names it:
+//! - `[game]`: board `size`, `rule`, opening `protocol`, optional `stone_cap` — set once here and
+//!   handed to both self-play and the trainer (so the two cannot disagree);
+//! - `[selfplay]`: [`SelfplayConfig`] without the `[game]` keys;
+//! - `[server]`: the batching inference server ([`ServerConfig`]);
+//! - `[training]`: [`TrainerConfig`] without `board_size` / `rule`;
+//! - `[pipeline]`: the loop itself ([`PipelineConfig`]).
+//!
+//! Run directory layout (`runs/NAME/`): `config.toml` (the copy the run was started with),
+//! `selfplay/` (shards), `models/` (published generations and `LATEST`), `checkpoints/`,
+//! `tensorboard/` (TensorBoard event files), `train.log` (one summary line per generation).
+
+use anyhow::{bail, Context, Result};
+use renju_rules::{Protocol, Rule};
+use renju_selfplay::selfplay::SelfplayConfig;
+use renju_selfplay::server::ServerConfig;
+use renju_trainer::config::TrainerConfig;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// `[game]`: what is being played (RULES.md §1, §2, §5).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GameConfig {
+    /// Board side, 7..=20. Default 15 (the renju board, RULES.md §1).
+    pub size: usize,
+    /// `renju`, `standard` or `freestyle` (RULES.md §2). Default `renju`.
+    pub rule: Rule,
+    /// Opening protocol (RULES.md §5): `free`, `free-centre`, `swap1`, `rif`, `fifth-n[:N]`,
+    /// `designated:D4[,swap][,offers=K]`, `black-sets`, `lianhuan`. Default `rif`.
+    pub protocol: Protocol,
+    /// Draw once this many stones are on the board (RULES.md §2 optional cap). Default none.
+    pub stone_cap: Option<usize>,
+}
+
+impl Default for GameConfig {
+    fn default() -> Self {
+        GameConfig { size: 15, rule: Rule::Renju, protocol: Protocol::Rif, stone_cap: None }
+    }
+}
+
+/// `[pipeline]`: how self-play and training are interleaved.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PipelineConfig {
+    /// A new generation is published every this many training steps: generation `g >= 1` is the
+    /// network after `g * steps_per_generation` steps. Default 500.
+    pub steps_per_generation: u64,
+    /// Training steps taken between looks at the replay window (new shards, the
+    /// samples-per-new-sample budget). Default 20.
+    pub steps_per_round: u64,
+    /// Shards hold this many games each. Default 8.
+    pub games_per_shard: usize,
+    /// How often self-play looks for a newly published generation, in milliseconds. Default 500.
+    pub model_poll_ms: u64,
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        PipelineConfig { steps_per_generation: 500, steps_per_round: 20, games_per_shard: 8, model_poll_ms: 500 }
+    }
+}
+
+/// A whole run configuration: one TOML file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunConfig {
+    pub game: GameConfig,
+    /// Self-play settings; its game fields are copied from `[game]`.
+    pub selfplay: SelfplayConfig,
+    pub server: ServerConfig,
+    /// Trainer settings; `board_size` and `rule` are copied from `[game]`.
+    pub training: TrainerConfig,
+    pub pipeline: PipelineConfig,
+}
+
+/// Keys that belong to `[game]` and may not be set in the other sections.
+const GAME_KEYS_IN_SELFPLAY: [&str; 4] = ["size", "rule", "protocol", "stone_cap"];
+const GAME_KEYS_IN_TRAINING: [&str; 2] = ["board_size", "rule"];
+
+impl RunConfig {
+    /// Parses TOML text; `origin` names the file in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<RunConfig> {
+        let value: toml::Table = toml::from_str(text).with_context(|| format!("parsing {origin}"))?;
+        for key in value.keys() {
+            if !["game", "selfplay", "server", "training", "pipeline"].contains(&key.as_str()) {
+                bail!("{origin}: unknown section or key `{key}` (expected [game], [selfplay], [server], [training], [pipeline])");
+            }
+        }
+        let section = |name: &str| -> toml::Value {
+            value.get(name).cloned().unwrap_or_else(|| toml::Value::Table(Default::default()))
+        };
+        let forbid = |name: &str, keys: &[&str]| -> Result<()> {
+            if let Some(t) = value.get(name).and_then(|v| v.as_table()) {
+                for k in keys {
+                    if t.contains_key(*k) {
+                        bail!("{origin}: `{name}.{k}` is set in [game] (as `game.{}`), not in [{name}]",
+                            if *k == "board_size" { "size" } else { k });
+                    }
+                }
+            }
+            Ok(())
+        };
+        forbid("selfplay", &GAME_KEYS_IN_SELFPLAY)?;
+        forbid("training", &GAME_KEYS_IN_TRAINING)?;
+        let game: GameConfig = section("game").try_into().with_context(|| format!("{origin}: in [game]"))?;
+        let mut selfplay: SelfplayConfig =
+            section("selfplay").try_into().with_context(|| format!("{origin}: in [selfplay]"))?;
+        let server: ServerConfig = section("server").try_into().with_context(|| format!("{origin}: in [server]"))?;
+        let mut training: TrainerConfig =
+            section("training").try_into().with_context(|| format!("{origin}: in [training]"))?;
+        let pipeline: PipelineConfig =
+            section("pipeline").try_into().with_context(|| format!("{origin}: in [pipeline]"))?;
+        selfplay.size = game.size;
+        selfplay.rule = game.rule;
+        selfplay.protocol = game.protocol.clone();
+        selfplay.stone_cap = game.stone_cap;
+        training.board_size = game.size;
+        training.rule = game.rule;
+        selfplay.validate().with_context(|| format!("{origin}: invalid [selfplay] / [game]"))?;
+        training.validate().with_context(|| format!("{origin}: invalid [training]"))?;
+        anyhow::ensure!(server.max_batch >= 1, "{origin}: server.max_batch must be at least 1");
+        anyhow::ensure!(pipeline.steps_per_generation >= 1, "{origin}: pipeline.steps_per_generation must be at least 1");
+        anyhow::ensure!(pipeline.steps_per_round >= 1, "{origin}: pipeline.steps_per_round must be at least 1");
+        anyhow::ensure!(pipeline.games_per_shard >= 1, "{origin}: pipeline.games_per_shard must be at least 1");
+        Ok(RunConfig { game, selfplay, server, training, pipeline })
+    }
+
+    /// Reads and parses a config file; errors name the file.
+    pub fn load(path: &Path) -> Result<RunConfig> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading config {}", path.display()))?;
+        RunConfig::parse(&text, &path.display().to_string())
+    }
+
+    /// Every effective setting (defaults filled in) as flat `section.key = value` pairs, for
+    /// comparing two configs key by key.
+    pub fn flatten(&self) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::new();
+        let mut sp = toml::Value::try_from(&self.selfplay).expect("serialisable");
+        let mut tr = toml::Value::try_from(&self.training).expect("serialisable");
+        // The [game] copies are reported under [game] only.
+        if let Some(t) = sp.as_table_mut() {
+            for k in GAME_KEYS_IN_SELFPLAY {
+                t.remove(k);
+            }
+        }
+        if let Some(t) = tr.as_table_mut() {
+            for k in GAME_KEYS_IN_TRAINING {
+                t.remove(k);
+            }
+        }
+        let sections = [
+            ("game", toml::Value::try_from(&self.game).expect("serialisable")),
+            ("selfplay", sp),
+            ("server", toml::Value::try_from(&self.server).expect("serialisable")),
+            ("training", tr),
+            ("pipeline", toml::Value::try_from(&self.pipeline).expect("serialisable")),
+        ];
+        for (name, v) in sections {
+            flatten_into(name, &v, &mut out);
+        }
+        out
+    }
+
+    /// The keys whose effective values differ between `self` and `other`, sorted.
+    pub fn differing_keys(&self, other: &RunConfig) -> Vec<String> {
+        let (a, b) = (self.flatten(), other.flatten());
+        let mut keys: Vec<String> = a.keys().chain(b.keys()).cloned().collect();
+        keys.sort();
+        keys.dedup();
+        keys.into_iter().filter(|k| a.get(k) != b.get(k)).collect()
+    }
+}
+
+fn flatten_into(prefix: &str, v: &toml::Value, out: &mut BTreeMap<String, String>) {
+    match v {
+        toml::Value::Table(t) => {
+            for (k, v) in t {
+                flatten_into(&format!("{prefix}.{k}"), v, out);
+            }
+        }
+        other => {
+            out.insert(prefix.to_string(), other.to_string());
+        }
+    }
+}
+
+/// Paths of a run directory.
+#[derive(Clone, Debug)]
+pub struct RunDir {
+    pub root: PathBuf,
+}
+
+impl RunDir {
+    pub fn new(root: &Path) -> RunDir {
+        RunDir { root: root.to_path_buf() }
+    }
+    /// `config.toml`: the config the run uses.
+    pub fn config(&self) -> PathBuf {
+        self.root.join("config.toml")
+    }
+    /// `selfplay/`: replay shards.
+    pub fn selfplay(&self) -> PathBuf {
+        self.root.join("selfplay")
+    }
+    /// `models/`: published generations.
+    pub fn models(&self) -> PathBuf {
+        self.root.join("models")
+    }
+    /// `train.log`: one summary line per generation and the run's notices.
+    pub fn log(&self) -> PathBuf {
+        self.root.join("train.log")
+    }
+
+    /// Starts or re-opens a run with the config text `text` (from `origin`). A new run directory
+    /// gets a copy of the config. An existing one must have been made with the same effective
+    /// config, unless `force` (then the copy is replaced); otherwise the error names every
+    /// differing key. Returns the parsed config.
+    pub fn open(&self, text: &str, origin: &str, force: bool) -> Result<RunConfig> {
+        let wanted = RunConfig::parse(text, origin)?;
+        std::fs::create_dir_all(&self.root).with_context(|| format!("creating run directory {}", self.root.display()))?;
+        let copy = self.config();
+        if copy.exists() {
+            let old = RunConfig::load(&copy)?;
+            let diff = old.differing_keys(&wanted);
+            if !diff.is_empty() {
+                if !force {
+                    bail!(
+                        "run directory {} was made with another config; differing keys: {}. \
+                         Pass --force to continue it with {origin}",
+                        self.root.display(),
+                        diff.join(", ")
+                    );
+                }
+                self.note(&format!("--force: config replaced by {origin}; changed keys: {}", diff.join(", ")))?;
+                write_atomic(&copy, text.as_bytes())?;
+            }
+        } else {
+            write_atomic(&copy, text.as_bytes())?;
+        }
+        Ok(wanted)
+    }
+
+    /// Appends a timestamped line to `train.log` (and prints it to stderr).
+    pub fn note(&self, line: &str) -> Result<()> {
+        use std::io::Write;
+        let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+        let text = format!("[{secs}] {line}\n");
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.log())
+            .with_context(|| format!("opening {}", self.log().display()))?;
+        f.write_all(text.as_bytes()).with_context(|| format!("writing {}", self.log().display()))?;
+        Ok(())
+    }
+
+    /// Finds what a kill can leave half-written: `*.tmp` shards in `selfplay/` and temporary
+    /// generation or checkpoint directories. They are never read; this removes them and returns
+    /// what it removed, so the caller can report it.
+    pub fn sweep_partial_files(&self) -> Result<Vec<PathBuf>> {
+        let mut removed = Vec::new();
+        for dir in [self.selfplay(), self.models(), self.root.join("checkpoints")] {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for e in entries.flatten() {
+                let p = e.path();
+                let name = e.file_name().to_string_lossy().to_string();
+                let partial = name.ends_with(".tmp") || name.starts_with(".tmp") || name.contains(".tmp-");
+                if partial {
+                    if p.is_dir() {
+                        std::fs::remove_dir_all(&p).with_context(|| format!("removing {}", p.display()))?;
+                    } else {
+                        std::fs::remove_file(&p).with_context(|| format!("removing {}", p.display()))?;
+                    }
+                    removed.push(p);
+                }
+            }
+        }
+        removed.sort();
+        Ok(removed)
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("toml.tmp");
+    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_fill_every_section_and_game_keys_propagate() {
+        let c = RunConfig::parse("[game]\nsize = 9\nrule = \"freestyle\"\nprotocol = \"swap1\"\n", "t").unwrap();
+        assert_eq!(c.selfplay.size, 9);
+        assert_eq!(c.training.board_size, 9);
+        assert_eq!(c.training.rule, Rule::Freestyle);
+        assert_eq!(c.selfplay.protocol, Protocol::Swap1);
+        assert_eq!(c.pipeline, PipelineConfig::default());
+    }
+
+    #[test]
+    fn unknown_keys_are_named() {
+        let e = RunConfig::parse("[selfplay]\nplayoutz = 3\n", "x.toml").unwrap_err();
+        assert!(format!("{e:#}").contains("playoutz"), "{e:#}");
+        let e = RunConfig::parse("[pipelin]\n", "x.toml").unwrap_err();
+        assert!(format!("{e:#}").contains("pipelin"), "{e:#}");
+        let e = RunConfig::parse("[training]\nboard_size = 9\n", "x.toml").unwrap_err();
+        assert!(format!("{e:#}").contains("training.board_size"), "{e:#}");
+    }
+
+    #[test]
+    fn differing_keys_are_listed() {
+        let a = RunConfig::parse("[selfplay]\nplayouts = 10\n", "a").unwrap();
+        let b = RunConfig::parse("[selfplay]\nplayouts = 20\n[pipeline]\nsteps_per_generation = 7\n", "b").unwrap();
+        assert_eq!(a.differing_keys(&b), vec!["pipeline.steps_per_generation", "selfplay.playouts"]);
+        assert!(a.differing_keys(&a.clone()).is_empty());
+    }
+
+    #[test]
+    fn reopening_with_another_config_needs_force() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(&dir.path().join("r"));
+        run.open("[selfplay]\nplayouts = 10\n", "a.toml", false).unwrap();
+        run.open("[selfplay]\nplayouts = 10\n", "a.toml", false).unwrap();
+        let e = run.open("[selfplay]\nplayouts = 11\n", "b.toml", false).unwrap_err();
+        assert!(format!("{e:#}").contains("selfplay.playouts"), "{e:#}");
+        let c = run.open("[selfplay]\nplayouts = 11\n", "b.toml", true).unwrap();
+        assert_eq!(c.selfplay.playouts, 11);
+        assert_eq!(RunConfig::load(&run.config()).unwrap().selfplay.playouts, 11);
+    }
+}
