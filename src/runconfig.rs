@@ -336,4 +336,26 @@ mod tests {
         assert_eq!(c.selfplay.playouts, 11);
         assert_eq!(RunConfig::load(&run.config()).unwrap().selfplay.playouts, 11);
     }
+
+    #[test]
+    fn every_shipped_config_parses_with_its_documented_protocol() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+        let expected = [
+            ("quick", "rif"),
+            ("standard", "rif"),
+            ("swap1", "swap1"),
+            ("lianhuan", "lianhuan"),
+            ("yamaguchi", "fifth-n"),
+            ("black-sets", "black-sets"),
+        ];
+        for (name, protocol) in expected {
+            let c = RunConfig::load(&dir.join(format!("{name}.toml"))).unwrap();
+            assert_eq!(c.game.protocol.to_string(), protocol, "{name}");
+            assert_eq!((c.game.size, c.game.rule), (15, Rule::Renju), "{name}");
+        }
+        let quick = RunConfig::load(&dir.join("quick.toml")).unwrap();
+        assert_eq!((quick.training.net.blocks, quick.training.net.channels), (6, 64), "quick uses the quick net");
+        let standard = RunConfig::load(&dir.join("standard.toml")).unwrap();
+        assert_eq!(standard.training.net, renju_trainer::NetConfig::preset("standard").unwrap());
+    }
 }
