@@ -107,12 +107,14 @@ impl Block {
 
     fn forward(&self, x: &Tensor, train: bool) -> Tensor {
         let a = self.bn1.forward_t(x, train).relu();
-        let mut h = a.apply(&self.conv1);
-        if let Some((gconv, gbn, glin)) = &self.gpool {
-            let g = gbn.forward_t(&a.apply(gconv), train).relu();
-            let bias = pool(&g).apply(glin);
-            h = h + bias.unsqueeze(-1).unsqueeze(-1);
-        }
+        let h = a.apply(&self.conv1);
+        let h = match &self.gpool {
+            Some((gconv, gbn, glin)) => {
+                let g = gbn.forward_t(&a.apply(gconv), train).relu();
+                h + pool(&g).apply(glin).unsqueeze(-1).unsqueeze(-1)
+            }
+            None => h,
+        };
         let h = self.bn2.forward_t(&h, train).relu().apply(&self.conv2);
         x + h
     }

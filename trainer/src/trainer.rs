@@ -293,7 +293,7 @@ impl Trainer {
             }
             done += chunk;
             drop(loader);
-            if self.step % every == 0 {
+            if self.step.is_multiple_of(every) {
                 self.checkpoint()?;
             }
         }

@@ -146,8 +146,8 @@ fn publish_then_torchscript_matches_rust_model() {
         let v = &y[b * (a + 3) + a..(b + 1) * (a + 3)];
         let m = v.iter().cloned().fold(f32::MIN, f32::max);
         let z: f32 = v.iter().map(|x| (x - m).exp()).sum();
-        for k in 0..3 {
-            let d = ((v[k] - m).exp() / z - out.wdl[b * 3 + k]).abs();
+        for (k, x) in v.iter().enumerate() {
+            let d = ((x - m).exp() / z - out.wdl[b * 3 + k]).abs();
             assert!(d < 1e-5, "wdl {b},{k} differs by {d}");
         }
     }
