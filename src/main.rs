@@ -3,7 +3,10 @@
 
 use clap::{Parser, Subcommand};
 
+mod cmd_arena;
 mod cmd_export;
+mod cmd_gomocup;
+mod cmd_openings;
 mod cmd_rules;
 mod cmd_selfplay;
 mod cmd_train;
@@ -30,6 +33,12 @@ enum Command {
     Trainer(cmd_train::TrainerArgs),
     /// Export a published model to one file (TorchScript or safetensors).
     Export(cmd_export::ExportArgs),
+    /// Matches between players: W/D/L per pair, Bradley-Terry ratings, optional SPRT.
+    Arena(cmd_arena::ArenaArgs),
+    /// Opening-balance study of the 26 openings against the published assessments.
+    Openings(cmd_openings::OpeningsArgs),
+    /// A Gomocup (Piskvork protocol) brain on stdin/stdout.
+    Gomocup(cmd_gomocup::GomocupArgs),
 }
 
 fn main() {
@@ -40,6 +49,9 @@ fn main() {
         Command::Train(args) => cmd_train::run(args),
         Command::Trainer(args) => cmd_train::run_trainer(args),
         Command::Export(args) => cmd_export::run(args),
+        Command::Arena(args) => cmd_arena::run(args),
+        Command::Openings(args) => cmd_openings::run(args),
+        Command::Gomocup(args) => cmd_gomocup::run(args),
     };
     match result {
         Ok(code) => std::process::exit(code),

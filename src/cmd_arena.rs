@@ -1,0 +1,117 @@
+//! `renju-zero arena`: matches between players with W/D/L per pair, Bradley–Terry ratings and
+//! an optional SPRT (library: `renju_arena::arena`).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use renju_arena::agent::PlayerSpec;
+use renju_arena::arena::{run_arena, ArenaConfig, OpeningMode};
+use renju_arena::sprt::{SprtConfig, SprtDecision};
+use renju_rules::{Protocol, Rule};
+use renju_selfplay::eval::Evaluator;
+
+/// Arguments of `renju-zero arena`.
+#[derive(clap::Args)]
+pub struct ArenaArgs {
+    /// A player as NAME=SPEC (repeat for each player). SPEC: `model:DIR[,playouts=N][,time=S]`,
+    /// `heuristic[,playouts=N]`, `uniform[,...]`, or `engine:"CMD ARGS"[,time=S]` (a Gomocup
+    /// brain). Search options: playouts, time (seconds), batch, explore (sampled opening
+    /// decisions), cpuct.
+    #[arg(long = "player", required = true)]
+    pub players: Vec<String>,
+    /// Games per pair of players.
+    #[arg(long, default_value_t = 52)]
+    pub games: usize,
+    /// `rif26`: the 26 openings, each with both colours; `protocol`: whole games under --protocol.
+    #[arg(long, default_value = "rif26")]
+    pub openings: String,
+    /// Opening protocol for `--openings protocol` (rif, swap1, lianhuan, fifth-n:N, ...).
+    #[arg(long, default_value = "rif")]
+    pub protocol: String,
+    /// renju, standard or freestyle.
+    #[arg(long, default_value = "renju")]
+    pub rule: String,
+    /// Board side.
+    #[arg(long, default_value_t = 15)]
+    pub size: usize,
+    /// Seed of the games (a run with playout limits is reproducible).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Games played at once (default: the number of CPUs).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Draw when this many stones are on the board.
+    #[arg(long)]
+    pub stone_cap: Option<usize>,
+    /// Sequential test `elo0,elo1,alpha,beta` of the first player against the second (exactly
+    /// 2 players); stops early when decided. Exit code 0 = H1 or undecided, 1 = H0.
+    #[arg(long)]
+    pub sprt: Option<String>,
+    /// Directory for games.jsonl, results.csv, pairs.csv, ratings.csv and report.md.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// No per-game progress lines on stderr.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Loads a published model (or a models directory with `LATEST`) on the GPU when there is one.
+pub fn load_model(dir: &Path, _size: usize) -> Result<Box<dyn Evaluator>> {
+    let e = renju_trainer::ModelEvaluator::load(dir, tch::Device::cuda_if_available())?;
+    Ok(Box::new(e))
+}
+
+/// The default number of worker threads: the CPUs available.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+/// Parses `--rule`.
+pub fn parse_rule(s: &str) -> Result<Rule> {
+    s.parse::<Rule>().map_err(|e| anyhow::anyhow!("--rule: {e}"))
+}
+
+/// Run the command; returns the process exit code.
+pub fn run(args: ArenaArgs) -> Result<i32> {
+    let players: Vec<PlayerSpec> = args.players.iter().map(|p| PlayerSpec::parse_named(p)).collect::<Result<_>>()?;
+    let openings = match args.openings.as_str() {
+        "rif26" => OpeningMode::Rif26,
+        "protocol" => OpeningMode::Protocol(args.protocol.parse::<Protocol>().context("--protocol")?),
+        other => anyhow::bail!("--openings '{other}': expected rif26 or protocol"),
+    };
+    let sprt = args.sprt.as_deref().map(str::parse::<SprtConfig>).transpose()?;
+    let cfg = ArenaConfig {
+        size: args.size,
+        rule: parse_rule(&args.rule)?,
+        openings,
+        games: args.games,
+        seed: args.seed,
+        threads: args.threads.unwrap_or_else(default_threads),
+        stone_cap: args.stone_cap,
+        sprt,
+    };
+    let total = args.games * players.len() * (players.len() - 1).max(1) / 2;
+    let mut done = 0;
+    let quiet = args.quiet;
+    let summary = run_arena(&players, &cfg, &load_model, |r| {
+        done += 1;
+        if !quiet {
+            eprintln!(
+                "game {done}/{total} #{}: {} (black) vs {} (white): {} ({})",
+                r.index,
+                r.black,
+                r.white,
+                r.winner.as_deref().unwrap_or("draw"),
+                r.reason
+            );
+        }
+    })?;
+    if let Some(dir) = &args.out {
+        summary.write(dir)?;
+    }
+    print!("{}", summary.markdown());
+    Ok(match summary.sprt.map(|s| s.decision) {
+        Some(SprtDecision::H0) => 1,
+        _ => 0,
+    })
+}

@@ -1,0 +1,44 @@
+//! `renju-zero gomocup`: a Gomocup/Piskvork brain on stdin/stdout (library:
+//! `renju_arena::gomocup`). Nothing but protocol lines goes to stdout.
+
+use std::time::Duration;
+
+use anyhow::Result;
+use renju_arena::agent::{EvaluatorSpec, MctsAgent, SearchSettings};
+use renju_arena::gomocup::{serve, Brain, BrainOptions, Chooser};
+
+use crate::cmd_arena::load_model;
+
+/// Arguments of `renju-zero gomocup`.
+#[derive(clap::Args)]
+pub struct GomocupArgs {
+    /// Model directory (or a models directory with LATEST), or `heuristic` / `uniform`.
+    #[arg(long)]
+    pub model: String,
+    /// Playouts at most per move (default: only the protocol's time and memory limits).
+    #[arg(long)]
+    pub playouts: Option<u64>,
+    /// Seconds per move when the manager sends no time limits.
+    #[arg(long, default_value_t = 5.0)]
+    pub time: f64,
+    /// Leaves evaluated per batch.
+    #[arg(long, default_value_t = 8)]
+    pub batch: usize,
+}
+
+/// Run the command; returns the process exit code.
+pub fn run(args: GomocupArgs) -> Result<i32> {
+    anyhow::ensure!(args.time.is_finite() && args.time > 0.0, "--time {} must be a positive number of seconds", args.time);
+    anyhow::ensure!(args.playouts != Some(0), "--playouts must be at least 1");
+    let spec = EvaluatorSpec::parse(&args.model);
+    let batch = args.batch.max(1);
+    let factory = Box::new(move |size: usize| -> Result<Box<dyn Chooser>> {
+        let eval = spec.build(size, &load_model)?;
+        Ok(Box::new(MctsAgent::new(eval, SearchSettings { batch, ..Default::default() })))
+    });
+    let opts = BrainOptions { default_turn: Duration::from_secs_f64(args.time), max_playouts: args.playouts, ..Default::default() };
+    let mut brain = Brain::new(factory, opts);
+    let stdin = std::io::stdin();
+    serve(&mut brain, stdin.lock(), std::io::stdout().lock())?;
+    Ok(0)
+}

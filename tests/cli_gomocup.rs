@@ -1,0 +1,142 @@
+//! Runs `renju-zero gomocup --model heuristic` as a Gomocup manager would: a scripted game over
+//! stdin/stdout, malformed commands, and a renju position where the natural reply is forbidden.
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
+
+struct Brain {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Brain {
+    fn start() -> Brain {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_renju-zero"))
+            .args(["gomocup", "--model", "heuristic", "--playouts", "24"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for l in BufReader::new(stdout).lines() {
+                let Ok(l) = l else { break };
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        Brain { child, stdin, lines: rx }
+    }
+    fn send(&mut self, text: &str) {
+        self.stdin.write_all(text.as_bytes()).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+    }
+    /// The next answer line, skipping MESSAGE / DEBUG lines (the protocol allows them anywhere).
+    fn answer(&mut self) -> String {
+        loop {
+            let l = self.lines.recv_timeout(Duration::from_secs(60)).expect("the brain did not answer within 60 s");
+            if !(l.starts_with("MESSAGE") || l.starts_with("DEBUG")) {
+                return l;
+            }
+        }
+    }
+    fn ask(&mut self, text: &str) -> String {
+        self.send(text);
+        self.answer()
+    }
+}
+
+/// Parses `x,y` and checks it lies on a 15x15 board.
+fn point(answer: &str) -> (i64, i64) {
+    let (x, y) = answer.split_once(',').unwrap_or_else(|| panic!("'{answer}' is not x,y"));
+    let p = (x.parse::<i64>().unwrap(), y.parse::<i64>().unwrap());
+    assert!((0..15).contains(&p.0) && (0..15).contains(&p.1), "{answer} is off the board");
+    p
+}
+
+#[test]
+fn plays_a_scripted_game_and_survives_malformed_commands() {
+    let mut b = Brain::start();
+    assert_eq!(b.ask("START 15"), "OK");
+    b.send("INFO timeout_turn 2000");
+    b.send("INFO timeout_match 0");
+    b.send("INFO rule 4");
+    assert!(b.ask("ABOUT").starts_with("name=\"renju-zero\""));
+    // We play Black: BEGIN on the empty board.
+    let mut occupied = vec![point(&b.ask("BEGIN"))];
+    // The opponent plays the first free point of (0,0), (2,0), (4,0), ... (never a five of its
+    // own); every answer must be a new point on the board. Three answers: Black has 4 stones,
+    // so the game cannot be over yet.
+    let mut x = 0;
+    for _ in 0..3 {
+        while occupied.contains(&(x, 0)) {
+            x += 2;
+        }
+        occupied.push((x, 0));
+        let a = b.ask(&format!("TURN {x},0"));
+        let p = point(&a);
+        assert!(!occupied.contains(&p), "answered {a}, an occupied point");
+        occupied.push(p);
+    }
+    // Malformed and unknown commands get ERROR / UNKNOWN and the brain keeps going.
+    assert!(b.ask("TURN 99,99").starts_with("ERROR"));
+    assert!(b.ask("TURN seven").starts_with("ERROR"));
+    assert!(b.ask("START many").starts_with("ERROR"));
+    assert!(b.ask("RECTSTART 15,19").starts_with("ERROR"));
+    assert!(b.ask("FLY AWAY").starts_with("UNKNOWN"));
+    let (fx, fy) = *occupied.last().unwrap();
+    assert!(b.ask(&format!("TURN {fx},{fy}")).starts_with("ERROR"), "an occupied TURN is an error");
+    while occupied.contains(&(x, 0)) {
+        x += 2;
+    }
+    let a = b.ask(&format!("TURN {x},0"));
+    point(&a);
+    b.send("END");
+    let status = b.child.wait().unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn never_sends_a_forbidden_black_move_under_renju() {
+    let mut b = Brain::start();
+    assert_eq!(b.ask("START 15"), "OK");
+    b.send("INFO rule 4");
+    // Black (us, field 1): f8 g8 h6 h7 m13; White (2): i9 j10 k11 l12 a1. White threatens the
+    // five h8-i9-j10-k11-l12, and h8 is a double-three for Black (row f8 g8 h8, column h6 h7
+    // h8), so the natural block is forbidden. Protocol coordinates: x = column, y = 14 - row.
+    let board = "5,7,1\n8,6,2\n6,7,1\n9,5,2\n7,9,1\n10,4,2\n7,8,1\n11,3,2\n12,2,1\n0,14,2\n";
+    b.send(&format!("YXBOARD\n{board}DONE"));
+    let forbid = b.ask("YXSHOWFORBID");
+    assert!(forbid.starts_with("FORBID ") && forbid.ends_with('.'), "{forbid}");
+    assert!(forbid.contains("0707"), "h8 (7,7) must be listed: {forbid}");
+    b.send(&format!("BOARD\n{board}DONE"));
+    let a = b.answer();
+    let p = point(&a);
+    assert_ne!(p, (7, 7), "the brain played the forbidden h8");
+    let taken = [(5, 7), (8, 6), (6, 7), (9, 5), (7, 9), (10, 4), (7, 8), (11, 3), (12, 2), (0, 14)];
+    assert!(!taken.contains(&p), "{a} is occupied");
+    b.send("END");
+    assert!(b.child.wait().unwrap().success());
+}
+
+#[test]
+fn swap2_answers_stones_or_swap() {
+    let mut b = Brain::start();
+    assert_eq!(b.ask("START 15"), "OK");
+    b.send("INFO rule 1");
+    let three = b.ask("SWAP2BOARD\nDONE");
+    let stones: Vec<(i64, i64)> = three.split(' ').map(point).collect();
+    assert_eq!(stones.len(), 3, "{three}");
+    let a = b.ask("SWAP2BOARD\n7,7\n8,7\n9,9\nDONE");
+    assert!(a == "SWAP" || point(&a) != (7, 7), "{a}");
+    let a = b.ask("SWAP2BOARD\n7,7\n8,7\n9,9\n8,8\n8,6\nDONE");
+    assert!(a == "SWAP" || !matches!(point(&a), (7, 7) | (8, 7) | (9, 9) | (8, 8) | (8, 6)), "{a}");
+    b.send("END");
+    assert!(b.child.wait().unwrap().success());
+}
