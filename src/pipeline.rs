@@ -224,7 +224,8 @@ impl GenerationTally {
     fn update(&mut self, dir: &Path) -> Result<BTreeMap<i64, u64>> {
         for p in list_shards_or_empty(dir)? {
             if !self.seen.contains_key(&p) {
-                let shard = read_shard(&p)?;
+                // A shard that does not read is the replay window's to reject and report.
+                let Ok(shard) = read_shard(&p) else { continue };
                 let mut counts = BTreeMap::new();
                 for g in shard.generation.iter() {
                     *counts.entry(*g).or_insert(0) += 1;
@@ -266,6 +267,11 @@ pub fn trainer_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop,
         let due = (gen + 1) * k;
         if trainer.step() < due {
             let status = trainer.refresh_window()?;
+            for (path, err) in trainer.take_rejected_shards() {
+                let line = format!("rejected a shard (moved to {}): {err}", path.display());
+                eprintln!("{line}");
+                run.note(&line)?;
+            }
             let allowed = trainer.steps_allowed();
             if allowed == 0 {
                 let since = *waiting_since.get_or_insert_with(Instant::now);

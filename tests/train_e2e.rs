@@ -149,11 +149,21 @@ fn a_killed_run_resumes_without_loss_or_duplication() {
     child.kill().unwrap();
     child.wait().unwrap();
     let before_shards = shards(&run);
+    assert!(!before_shards.is_empty());
     let before_gens = generations(&run);
     assert!(before_gens.starts_with(&[0, 1, 2]), "{before_gens:?}");
 
+    // What a kill (or a bad disk) can leave: a half-written shard and a corrupt one.
+    std::fs::write(run.join("selfplay/sp-killed-1-000001.npz.tmp"), b"half a shard").unwrap();
+    std::fs::write(run.join("selfplay/sp-bad-1-000002.npz"), b"not a zip archive").unwrap();
+
     let out = train(&run, 4);
     assert!(out.status.success(), "resumed train failed: {}", String::from_utf8_lossy(&out.stderr));
+    let log = std::fs::read_to_string(run.join("train.log")).unwrap();
+    assert!(log.contains("sp-killed-1-000001.npz.tmp"), "the partial shard was not reported: {log}");
+    assert!(!run.join("selfplay/sp-killed-1-000001.npz.tmp").exists());
+    assert!(log.contains("rejected a shard") && log.contains("sp-bad-1-000002.npz"), "the corrupt shard was not reported: {log}");
+    assert!(run.join("selfplay/rejected/sp-bad-1-000002.npz").exists(), "the corrupt shard was not kept aside");
     // Every generation exactly once, numbering continued.
     assert_eq!(generations(&run), vec![0, 1, 2, 3, 4]);
     let gens: Vec<u64> = jsonl(&run).iter().map(|l| l["generation"].as_u64().unwrap()).collect();

@@ -142,6 +142,8 @@ pub struct ReplayWindow {
     /// Loaded shards (those inside the window).
     loaded: HashMap<PathBuf, Arc<ShardData>>,
     snapshot: Arc<WindowSnapshot>,
+    /// Shards that failed validation since the last [`Self::take_rejected`]: (new path, error).
+    rejected: Vec<(PathBuf, String)>,
 }
 
 impl ReplayWindow {
@@ -155,7 +157,14 @@ impl ReplayWindow {
             known: BTreeMap::new(),
             loaded: HashMap::new(),
             snapshot: Arc::new(WindowSnapshot { shards: vec![], ends: vec![], skip: 0, len: 0 }),
+            rejected: Vec::new(),
         }
+    }
+
+    /// Shards that failed validation (corrupt, or made for another encoder, size or rule) and
+    /// were moved into `<dir>/rejected/` since the last call, with the error that named each.
+    pub fn take_rejected(&mut self) -> Vec<(PathBuf, String)> {
+        std::mem::take(&mut self.rejected)
     }
 
     /// The shard directory.
@@ -171,9 +180,24 @@ impl ReplayWindow {
             for path in renju_selfplay::record::list_shards(&self.dir)? {
                 let key = shard_key(&path);
                 if !self.known.contains_key(&key) {
-                    let data = Arc::new(ShardData::read(&path, self.shape, self.rule)?);
-                    self.known.insert(key, (path.clone(), data.len));
-                    self.loaded.insert(path, data);
+                    match ShardData::read(&path, self.shape, self.rule) {
+                        Ok(data) => {
+                            let data = Arc::new(data);
+                            self.known.insert(key, (path.clone(), data.len));
+                            self.loaded.insert(path, data);
+                        }
+                        Err(e) => {
+                            // Never train on it and never lose it: move it aside, report it.
+                            let aside = self.dir.join("rejected");
+                            std::fs::create_dir_all(&aside)
+                                .with_context(|| format!("creating {}", aside.display()))?;
+                            let dest = aside.join(path.file_name().expect("a shard file name"));
+                            std::fs::rename(&path, &dest).with_context(|| {
+                                format!("moving the rejected shard {} to {}", path.display(), dest.display())
+                            })?;
+                            self.rejected.push((dest, format!("{e:#}")));
+                        }
+                    }
                 }
             }
         }

@@ -227,6 +227,12 @@ impl Trainer {
         self.window.refresh()
     }
 
+    /// Shards the window rejected (moved to `selfplay/rejected/`) since the last call, with
+    /// the error naming each; see [`ReplayWindow::take_rejected`].
+    pub fn take_rejected_shards(&mut self) -> Vec<(PathBuf, String)> {
+        self.window.take_rejected()
+    }
+
     /// Window counts as of the last refresh.
     pub fn window_status(&self) -> WindowStatus {
         self.window.status()
