@@ -256,6 +256,8 @@ pub fn trainer_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop,
     let published = |models: &Path| -> Result<u64> { Ok(list_generations(models)?.last().copied().unwrap_or(0)) };
     let mut gen = published(&run.models())?;
     recover_generation_lines(run, gen)?;
+    // The step at which the next candidate is due (later than `(gen + 1) * k` after rejections).
+    let mut due = (gen + 1) * k;
     run.note(&format!("trainer at step {} with generation {gen} published", trainer.step()))?;
     if when.generation.is_some_and(|g| gen >= g) {
         stop.set();
@@ -264,7 +266,6 @@ pub fn trainer_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop,
         if when.minutes.is_some_and(|m| t0.elapsed().as_secs_f64() > m * 60.0) {
             break;
         }
-        let due = (gen + 1) * k;
         if trainer.step() < due {
             let status = trainer.refresh_window()?;
             for (path, err) in trainer.take_rejected_shards() {
@@ -303,6 +304,14 @@ pub fn trainer_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop,
         }
         if trainer.step() >= due {
             trainer.checkpoint()?;
+            due = trainer.step() + k;
+            if cfg.pipeline.gate {
+                let (pass, reason) = gate_candidate(cfg, run, &trainer, gen)?;
+                run.note(&format!("gate at step {}: {} ({reason})", trainer.step(), if pass { "pass" } else { "rejected" }))?;
+                if !pass {
+                    continue;
+                }
+            }
             gen = trainer.publish()?;
             let status = trainer.window_status();
             let line = GenerationLine {
@@ -337,6 +346,49 @@ pub fn trainer_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop,
     run.note(&format!("trainer stopped at step {} (generation {gen})", trainer.step()))?;
     pb.finish();
     Ok(())
+}
+
+/// Plays the trainer's current network against generation `incumbent` (see
+/// [`crate::runconfig::PipelineConfig::gate`]). The candidate is written to
+/// `candidates/step-N/` (a model directory like a generation's) so the arena can load it.
+fn gate_candidate(cfg: &RunConfig, run: &RunDir, trainer: &Trainer, incumbent: u64) -> Result<(bool, String)> {
+    use renju_arena::agent::PlayerSpec;
+    use renju_arena::gate::{gate, GateConfig};
+    let candidates = run.root.join("candidates");
+    let dir = candidates.join(format!("step-{:09}", trainer.step()));
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
+    }
+    std::fs::create_dir_all(&candidates).with_context(|| format!("creating {}", candidates.display()))?;
+    let mut mc = renju_trainer::ModelConfig::new(incumbent + 1, cfg.game.rule, cfg.game.size, cfg.training.net.clone());
+    mc.trained_steps = trainer.step();
+    // publish_model writes into `<candidates>/gen-NNNNNN` atomically; rename it to the step.
+    let written = renju_trainer::model::publish_model(&candidates, trainer.var_store(), &mc)?;
+    std::fs::rename(&written, &dir).with_context(|| format!("renaming {} to {}", written.display(), dir.display()))?;
+    let _ = std::fs::remove_file(candidates.join("LATEST"));
+    let incumbent_dir = run.models().join(renju_trainer::model::generation_dir_name(incumbent));
+    let spec = |name: &str, d: &Path| PlayerSpec::parse(name, &format!("model:{},playouts={}", d.display(), cfg.pipeline.gate_playouts));
+    let gc = GateConfig {
+        enabled: true,
+        games: cfg.pipeline.gate_games,
+        min_score: cfg.pipeline.gate_min_score,
+        sprt: if cfg.pipeline.gate_sprt { GateConfig::default().sprt } else { None },
+        arena: renju_arena::arena::ArenaConfig {
+            size: cfg.game.size,
+            rule: cfg.game.rule,
+            stone_cap: cfg.game.stone_cap,
+            seed: trainer.step(),
+            threads: 1,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let loader = |d: &Path, _size: usize| -> Result<Box<dyn renju_selfplay::eval::Evaluator>> {
+        Ok(Box::new(ModelEvaluator::load(d, tch::Device::cuda_if_available())?))
+    };
+    let decision = gate(&spec("candidate", &dir)?, &spec("incumbent", &incumbent_dir)?, &gc, &loader)?;
+    std::fs::remove_dir_all(&dir).ok();
+    Ok((decision.pass, decision.reason))
 }
 
 /// A kill between publishing generation `g` and appending its line to `generations.jsonl` leaves

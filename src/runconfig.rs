@@ -57,11 +57,36 @@ pub struct PipelineConfig {
     pub games_per_shard: usize,
     /// How often self-play looks for a newly published generation, in milliseconds. Default 500.
     pub model_poll_ms: u64,
+    /// Gate publication on an arena match (AlphaGo Zero's evaluator, Silver et al. 2017): the
+    /// network due for publication plays the newest generation over the 26 RIF openings with
+    /// both colours and is published only when it passes (SPRT elo0=0, elo1=35, or a score of
+    /// at least `gate_min_score`); otherwise training goes on and the next candidate is tried
+    /// `steps_per_generation` steps later. Default false (every candidate is published).
+    pub gate: bool,
+    /// Games of the gate match at most. Default 52.
+    pub gate_games: usize,
+    /// Root visits per move in gate games. Default 64.
+    pub gate_playouts: u32,
+    /// Score needed when the SPRT is undecided (or off). Default 0.55.
+    pub gate_min_score: f64,
+    /// Stop the gate match early with Wald's SPRT (elo0 = 0, elo1 = 35, alpha = beta = 0.05).
+    /// Default true.
+    pub gate_sprt: bool,
 }
 
 impl Default for PipelineConfig {
     fn default() -> Self {
-        PipelineConfig { steps_per_generation: 500, steps_per_round: 20, games_per_shard: 8, model_poll_ms: 500 }
+        PipelineConfig {
+            steps_per_generation: 500,
+            steps_per_round: 20,
+            games_per_shard: 8,
+            model_poll_ms: 500,
+            gate: false,
+            gate_games: 52,
+            gate_playouts: 64,
+            gate_min_score: 0.55,
+            gate_sprt: true,
+        }
     }
 }
 
