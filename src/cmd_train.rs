@@ -5,15 +5,9 @@ use crate::runconfig::RunDir;
 use anyhow::Context;
 use std::path::PathBuf;
 
-/// Arguments of `renju-zero train`.
+/// Options shared by `train` and `trainer`.
 #[derive(clap::Args)]
-pub struct TrainArgs {
-    /// Run configuration (TOML; see configs/quick.toml for every key).
-    #[arg(long, default_value = "configs/quick.toml")]
-    pub config: PathBuf,
-    /// Run directory holding everything of the run. Default: runs/<config file stem>.
-    #[arg(long)]
-    pub run: Option<PathBuf>,
+pub struct RunArgs {
     /// Continue a run directory that was made with a different config.
     #[arg(long)]
     pub force: bool,
@@ -25,6 +19,25 @@ pub struct TrainArgs {
     pub minutes: Option<f64>,
 }
 
+impl RunArgs {
+    fn stop_when(&self) -> StopWhen {
+        StopWhen { generation: self.max_generations, minutes: self.minutes, games: None }
+    }
+}
+
+/// Arguments of `renju-zero train`.
+#[derive(clap::Args)]
+pub struct TrainArgs {
+    /// Run configuration (TOML; see configs/quick.toml for every key).
+    #[arg(long, default_value = "configs/quick.toml")]
+    pub config: PathBuf,
+    /// Run directory holding everything of the run. Default: runs/<config file stem>.
+    #[arg(long)]
+    pub run: Option<PathBuf>,
+    #[command(flatten)]
+    pub common: RunArgs,
+}
+
 /// Arguments of `renju-zero trainer`.
 #[derive(clap::Args)]
 pub struct TrainerArgs {
@@ -34,15 +47,8 @@ pub struct TrainerArgs {
     /// Config for a new run directory (default: the run's own config.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Continue a run directory that was made with a different config.
-    #[arg(long)]
-    pub force: bool,
-    /// Stop once this generation has been published.
-    #[arg(long)]
-    pub max_generations: Option<u64>,
-    /// Stop after this many minutes.
-    #[arg(long)]
-    pub minutes: Option<f64>,
+    #[command(flatten)]
+    pub common: RunArgs,
 }
 
 /// Opens the run directory with `config` (or, without one, with the run's own copy).
@@ -63,18 +69,16 @@ pub fn run(args: TrainArgs) -> anyhow::Result<i32> {
         let stem = args.config.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
         PathBuf::from("runs").join(stem)
     });
-    let (dir, cfg) = open_run(&run_path, Some(&args.config), args.force)?;
+    let (dir, cfg) = open_run(&run_path, Some(&args.config), args.common.force)?;
     eprintln!("run directory: {} (TensorBoard: tensorboard --logdir {})", dir.root.display(), dir.root.join("tensorboard").display());
-    let when = StopWhen { generation: args.max_generations, minutes: args.minutes, games: None };
-    pipeline::train(&cfg, &dir, &when, &Stop::on_ctrl_c())?;
+    pipeline::train(&cfg, &dir, &args.common.stop_when(), &Stop::on_ctrl_c())?;
     Ok(0)
 }
 
 /// Runs `renju-zero trainer`.
 pub fn run_trainer(args: TrainerArgs) -> anyhow::Result<i32> {
-    let (dir, cfg) = open_run(&args.run, args.config.as_deref(), args.force)?;
-    let when = StopWhen { generation: args.max_generations, minutes: args.minutes, games: None };
+    let (dir, cfg) = open_run(&args.run, args.config.as_deref(), args.common.force)?;
     let multi = indicatif::MultiProgress::new();
-    pipeline::trainer_only(&cfg, &dir, &when, &Stop::on_ctrl_c(), &multi)?;
+    pipeline::trainer_only(&cfg, &dir, &args.common.stop_when(), &Stop::on_ctrl_c(), &multi)?;
     Ok(0)
 }
