@@ -2,6 +2,8 @@
 //! zero-cost evaluator (one thread and two threads), and with the heuristic evaluator the
 //! fraction of time spent outside the evaluator. Run:
 //! `CARGO_TARGET_DIR=/work/target-selfplay cargo bench -p renju-selfplay --bench search`
+//! With `SEARCH_PROFILE_ONCE=1` set, the binary runs the 1-thread zero-cost search once and exits
+//! (for instruction counts under callgrind; see docs/bench-selfplay.md).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rand::{Rng, SeedableRng};
@@ -57,6 +59,32 @@ fn run_zero(games: &[Game], visits: u32) -> u64 {
 
 fn bench(c: &mut Criterion) {
     let games = midgames();
+    // Profiling mode (e.g. under `valgrind --tool=callgrind`): one zero-cost run, then exit.
+    // It prints a fingerprint of the encoded leaves and the root visit counts, which must not
+    // change when the search is optimised.
+    if std::env::var_os("SEARCH_PROFILE_ONCE").is_some() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let (mut playouts, mut h) = (0, 0xcbf2_9ce4_8422_2325u64);
+        let mix = |h: &mut u64, v: u64| *h = (*h ^ v).wrapping_mul(0x0100_0000_01b3);
+        for g in &games {
+            let mut m = Mcts::new(g, SearchConfig::default());
+            search_with(&mut m, VISITS, BATCH, &mut rng, |p, gl, n| {
+                for x in p.iter().chain(gl) {
+                    mix(&mut h, x.to_bits() as u64);
+                }
+                zero_eval(n)
+            })
+            .unwrap();
+            for (a, n, pr) in m.root_children() {
+                mix(&mut h, ((a as u64) << 32) | n as u64);
+                mix(&mut h, pr.to_bits() as u64);
+            }
+            mix(&mut h, m.tree_size() as u64);
+            playouts += m.take_stats().playouts;
+        }
+        println!("playouts: {playouts} fingerprint: {h:016x}");
+        std::process::exit(0);
+    }
     let mut grp = c.benchmark_group("search");
     grp.sample_size(10).measurement_time(Duration::from_secs(8));
     grp.throughput(Throughput::Elements(VISITS as u64 * games.len() as u64));

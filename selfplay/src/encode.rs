@@ -145,6 +145,19 @@ pub fn encode_input(inp: &EncodeInput<'_>, planes: &mut [f32], globals: &mut [f3
         globals.len()
     );
     planes.fill(0.0);
+    encode_zeroed_planes(inp, planes, globals);
+}
+
+/// [`encode_input`] into a `planes` buffer that is already all zero (the search's leaf buffers
+/// are freshly zero-filled by `resize`; this skips zeroing them a second time). `globals` is
+/// fully overwritten.
+pub(crate) fn encode_zeroed_planes(inp: &EncodeInput<'_>, planes: &mut [f32], globals: &mut [f32]) {
+    let board = inp.board;
+    let size = board.size();
+    let pp = size * size;
+    assert_eq!(planes.len(), NUM_PLANES * pp, "encode: planes buffer has the wrong length");
+    assert_eq!(globals.len(), NUM_GLOBALS, "encode: globals buffer has the wrong length");
+    debug_assert!(planes.iter().all(|&x| x == 0.0), "encode_zeroed_planes: planes not zeroed");
     globals.fill(0.0);
     let stones = board.stones();
     for &(p, c) in stones {

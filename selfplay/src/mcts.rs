@@ -155,9 +155,10 @@ impl Walker {
             Walker::Game(_) => true,
         }
     }
-    fn encode(&self, planes: &mut [f32], globals: &mut [f32]) {
+    /// Encode into a freshly zero-filled `planes` buffer.
+    fn encode_zeroed(&self, planes: &mut [f32], globals: &mut [f32]) {
         match self {
-            Walker::Fast(w) => w.encode(planes, globals),
+            Walker::Fast(w) => w.encode_zeroed(planes, globals),
             Walker::Game(w) => w.encode(planes, globals),
         }
     }
@@ -186,7 +187,6 @@ pub struct Mcts {
     paths: Vec<u32>,
     path: Vec<u32>,
     scratch: Vec<u16>,
-    logits: Vec<f32>,
     noise_wanted: bool,
     stats: SearchStats,
 }
@@ -218,7 +218,6 @@ impl Mcts {
             paths: Vec::new(),
             path: Vec::with_capacity(64),
             scratch: Vec::with_capacity(400),
-            logits: Vec::new(),
             noise_wanted: false,
             stats: SearchStats::default(),
         }
@@ -278,9 +277,13 @@ impl Mcts {
     fn sort_children(&mut self, node: u32) {
         let nd = self.nodes[node as usize];
         let (a, b) = (nd.first_child as usize, nd.first_child as usize + nd.num_children as usize);
-        self.nodes[a..b].sort_by(|x, y| {
-            y.prior.partial_cmp(&x.prior).unwrap_or(std::cmp::Ordering::Equal).then(y.n.cmp(&x.n))
-        });
+        let cmp = |x: &Node, y: &Node| y.prior.partial_cmp(&x.prior).unwrap_or(std::cmp::Ordering::Equal).then(y.n.cmp(&x.n));
+        // A stable sort leaves an already ordered slice as it is: skip it then (cheap check;
+        // `cmp(x, y) != Greater` spelled out, NaN priors comparing equal as in `cmp`).
+        if self.nodes[a..b].windows(2).all(|w| !(w[1].prior > w[0].prior) && (w[1].prior < w[0].prior || w[1].n <= w[0].n)) {
+            return;
+        }
+        self.nodes[a..b].sort_by(cmp);
     }
 
     /// Run playouts until `max_leaves` leaves await evaluation, or `max_playouts` playouts were
@@ -305,7 +308,7 @@ impl Mcts {
                     planes.resize(s + pl, 0.0);
                     let g = globals.len();
                     globals.resize(g + NUM_GLOBALS, 0.0);
-                    self.walker.encode(&mut planes[s..], &mut globals[g..]);
+                    self.walker.encode_zeroed(&mut planes[s..], &mut globals[g..]);
                     added += 1;
                     self.stats.evaluations += 1;
                 }
@@ -438,35 +441,45 @@ impl Mcts {
         let mut visited_prior = 0.0f32;
         let mut best = None;
         let mut best_score = f32::NEG_INFINITY;
-        let (a, b) = (nd.first_child, nd.first_child + nd.num_children as u32);
-        for i in a..b {
-            let ch = self.nodes[i as usize];
-            if ch.flags & F_PRUNED != 0 {
-                continue;
-            }
-            let nn = ch.n + ch.vl;
-            if nn == 0 {
-                if ch.flags & F_CHECKED == 0 {
-                    if !self.walker.is_legal(ch.action as usize) {
-                        self.nodes[i as usize].flags |= F_PRUNED;
-                        continue;
-                    }
-                    self.nodes[i as usize].flags |= F_CHECKED;
+        let (mut start, end) = (nd.first_child as usize, nd.first_child as usize + nd.num_children as usize);
+        // Scan the visited children over a slice (no bounds checks) up to the first unvisited
+        // live child; that one is checked for legality (if not yet), scored with the FPU and
+        // ends the scan, or, when forbidden, is pruned and the scan resumes after it.
+        loop {
+            let mut stop = None;
+            for (k, ch) in self.nodes[start..end].iter().enumerate() {
+                if ch.flags & F_PRUNED != 0 {
+                    continue;
                 }
-                let q = parent_q - fpu_red * visited_prior.sqrt();
-                let score = q + c * ch.prior * sqrt_n;
+                let nn = ch.n + ch.vl;
+                if nn == 0 {
+                    stop = Some(start + k);
+                    break;
+                }
+                visited_prior += ch.prior;
+                let q = (s * ch.w - ch.vl as f32) / nn as f32;
+                let score = q + c * ch.prior * sqrt_n / (1.0 + nn as f32);
                 if score > best_score {
-                    best = Some(i);
+                    best_score = score;
+                    best = Some((start + k) as u32);
                 }
-                break;
             }
-            visited_prior += ch.prior;
-            let q = (s * ch.w - ch.vl as f32) / nn as f32;
-            let score = q + c * ch.prior * sqrt_n / (1.0 + nn as f32);
+            let Some(i) = stop else { break };
+            let ch = self.nodes[i];
+            if ch.flags & F_CHECKED == 0 {
+                if !self.walker.is_legal(ch.action as usize) {
+                    self.nodes[i].flags |= F_PRUNED;
+                    start = i + 1;
+                    continue;
+                }
+                self.nodes[i].flags |= F_CHECKED;
+            }
+            let q = parent_q - fpu_red * visited_prior.sqrt();
+            let score = q + c * ch.prior * sqrt_n;
             if score > best_score {
-                best_score = score;
-                best = Some(i);
+                best = Some(i as u32);
             }
+            break;
         }
         best
     }
@@ -501,15 +514,15 @@ impl Mcts {
                 m = m.max(row[ch.action as usize]);
             }
             let mut total = 0.0;
-            self.logits.clear();
-            for ch in &self.nodes[c0..c1] {
+            // The exponentials go into the priors directly, then are normalised in place.
+            for ch in &mut self.nodes[c0..c1] {
                 let e = (row[ch.action as usize] - m).exp();
-                self.logits.push(e);
+                ch.prior = e;
                 total += e;
             }
             let inv = if total > 0.0 && total.is_finite() { 1.0 / total } else { 0.0 };
-            for (t, ch) in self.nodes[c0..c1].iter_mut().enumerate() {
-                ch.prior = if inv > 0.0 { self.logits[t] * inv } else { 1.0 / (c1 - c0) as f32 };
+            for ch in &mut self.nodes[c0..c1] {
+                ch.prior = if inv > 0.0 { ch.prior * inv } else { 1.0 / (c1 - c0) as f32 };
             }
             self.nodes[leaf as usize].state = EXPANDED;
             self.sort_children(leaf);

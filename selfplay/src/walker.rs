@@ -8,7 +8,7 @@
 //!   clones the root [`Game`] once per playout and applies decisions with [`Game::apply`].
 
 use crate::action::{action_from_index, action_index};
-use crate::encode::{encode, encode_input, EncodeInput};
+use crate::encode::{encode, encode_zeroed_planes, EncodeInput};
 use renju_rules::{Action, Board, Color, DecisionKind, Game, Player, Point, PointSet, Rule, Verdict};
 
 /// What expanding a position gives.
@@ -268,6 +268,13 @@ impl FastWalker {
 
     /// Encode the current position.
     pub fn encode(&self, planes: &mut [f32], globals: &mut [f32]) {
+        planes.fill(0.0);
+        self.encode_zeroed(planes, globals);
+    }
+
+    /// [`FastWalker::encode`] into an all-zero `planes` buffer (the search's freshly
+    /// zero-filled leaf buffers), without zeroing it a second time.
+    pub(crate) fn encode_zeroed(&self, planes: &mut [f32], globals: &mut [f32]) {
         let c = self.to_move();
         let inp = EncodeInput {
             board: &self.board,
@@ -276,7 +283,7 @@ impl FastWalker {
             pending_offers: &[],
             colours_settled: true,
         };
-        encode_input(&inp, planes, globals);
+        encode_zeroed_planes(&inp, planes, globals);
     }
 
     /// The working board (at the current depth).
