@@ -67,6 +67,8 @@ const EXPANDED: u8 = 2;
 const TERMINAL: u8 = 3;
 const F_CHECKED: u8 = 1;
 const F_PRUNED: u8 = 2;
+/// Children scored together in [`Mcts::select`]'s fast path.
+const CHUNK: usize = 8;
 
 #[derive(Clone, Copy, Debug)]
 struct Node {
@@ -447,13 +449,41 @@ impl Mcts {
         // ends the scan, or, when forbidden, is pruned and the scan resumes after it.
         loop {
             let mut stop = None;
-            for (k, ch) in self.nodes[start..end].iter().enumerate() {
+            let kids = &self.nodes[start..end];
+            let mut k = 0;
+            while k < kids.len() {
+                // Fast path: CHUNK live visited children in a row. Their scores are computed
+                // independently (the compiler may use vector arithmetic: the same IEEE operations
+                // in the same order per child, so the same values), then the running prior sum
+                // and the first-maximum comparison go through them in order, as below.
+                if let Some(ch) = kids.get(k..k + CHUNK) {
+                    let ch: &[Node; CHUNK] = ch.try_into().expect("chunk");
+                    if ch.iter().all(|x| x.flags & F_PRUNED == 0 && x.n + x.vl != 0) {
+                        let mut sc = [0.0f32; CHUNK];
+                        for (o, x) in sc.iter_mut().zip(ch) {
+                            let nn = x.n + x.vl;
+                            let q = (s * x.w - x.vl as f32) / nn as f32;
+                            *o = q + c * x.prior * sqrt_n / (1.0 + nn as f32);
+                        }
+                        for (j, (&score, x)) in sc.iter().zip(ch).enumerate() {
+                            visited_prior += x.prior;
+                            if score > best_score {
+                                best_score = score;
+                                best = Some((start + k + j) as u32);
+                            }
+                        }
+                        k += CHUNK;
+                        continue;
+                    }
+                }
+                let ch = &kids[k];
+                k += 1;
                 if ch.flags & F_PRUNED != 0 {
                     continue;
                 }
                 let nn = ch.n + ch.vl;
                 if nn == 0 {
-                    stop = Some(start + k);
+                    stop = Some(start + k - 1);
                     break;
                 }
                 visited_prior += ch.prior;
@@ -461,7 +491,7 @@ impl Mcts {
                 let score = q + c * ch.prior * sqrt_n / (1.0 + nn as f32);
                 if score > best_score {
                     best_score = score;
-                    best = Some((start + k) as u32);
+                    best = Some((start + k - 1) as u32);
                 }
             }
             let Some(i) = stop else { break };
