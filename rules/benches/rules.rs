@@ -6,46 +6,12 @@
 //!   every move (throughput = games).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use renju_rules::{Board, Color, Point, Rule};
+use renju_rules::{Color, Point};
 
-/// Play one random renju game (uniform over the mover's legal mask); `stop_at` stones at most.
-/// Returns the board and whether it ended with a win.
-fn random_game(rng: &mut ChaCha8Rng, stop_at: usize) -> Board {
-    let mut b = Board::new(15, Rule::Renju).unwrap();
-    let mut c = Color::Black;
-    let mut idx = Vec::with_capacity(225);
-    while b.stone_count() < stop_at {
-        let mask = b.legal_mask(c);
-        idx.clear();
-        idx.extend(mask.iter());
-        if idx.is_empty() {
-            break;
-        }
-        let p = Point::from_index(idx[rng.gen_range(0..idx.len())], 15);
-        b.place(p, c);
-        if b.is_win_at(p) {
-            break;
-        }
-        c = c.opponent();
-    }
-    b
-}
-
-/// Midgame positions: random games stopped at 30..=60 stones, kept only if nobody has won.
-fn midgame_positions(n: usize) -> Vec<Board> {
-    let mut rng = ChaCha8Rng::seed_from_u64(7);
-    let mut out = Vec::new();
-    while out.len() < n {
-        let target = rng.gen_range(30..=60);
-        let b = random_game(&mut rng, target);
-        if b.stone_count() == target && !b.stones().iter().any(|&(p, _)| b.is_win_at(p)) {
-            out.push(b);
-        }
-    }
-    out
-}
+mod common;
+use common::{midgame_positions, random_game};
 
 fn bench(c: &mut Criterion) {
     let positions = midgame_positions(256);

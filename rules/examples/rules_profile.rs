@@ -6,44 +6,14 @@
 //! `/proc/thread-self/stat`, which a loaded machine distorts far less than wall-clock time).
 //! Positions are generated exactly as in `benches/rules.rs`.
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use renju_rules::{Board, Color, Point, Rule};
+use renju_rules::{Board, Color, Point};
 use std::hint::black_box;
 
-fn random_game(rng: &mut ChaCha8Rng, stop_at: usize) -> Board {
-    let mut b = Board::new(15, Rule::Renju).unwrap();
-    let mut c = Color::Black;
-    let mut idx = Vec::with_capacity(225);
-    while b.stone_count() < stop_at {
-        let mask = b.legal_mask(c);
-        idx.clear();
-        idx.extend(mask.iter());
-        if idx.is_empty() {
-            break;
-        }
-        let p = Point::from_index(idx[rng.gen_range(0..idx.len())], 15);
-        b.place(p, c);
-        if b.is_win_at(p) {
-            break;
-        }
-        c = c.opponent();
-    }
-    b
-}
-
-fn midgame_positions(n: usize) -> Vec<Board> {
-    let mut rng = ChaCha8Rng::seed_from_u64(7);
-    let mut out = Vec::new();
-    while out.len() < n {
-        let target = rng.gen_range(30..=60);
-        let b = random_game(&mut rng, target);
-        if b.stone_count() == target && !b.stones().iter().any(|&(p, _)| b.is_win_at(p)) {
-            out.push(b);
-        }
-    }
-    out
-}
+#[path = "../benches/common/mod.rs"]
+mod common;
+use common::{midgame_positions, random_game};
 
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_else(|| "mask".into());
