@@ -81,16 +81,18 @@ impl SprtConfig {
     }
 
     /// The log-likelihood ratio of the candidate's results `r` (module docs); 0 with no games.
-    /// When every game has the same score the sample variance is 0; it is floored at 1e-3 so
-    /// the statistic stays finite with the right sign.
+    /// The variance is estimated with one virtual win and one virtual loss added (a Laplace
+    /// prior): the raw sample variance is 0 whenever every game so far has the same score,
+    /// which would let two straight wins decide the test.
     pub fn llr(&self, r: &Wdl) -> f64 {
         let n = r.games() as f64;
         if n == 0.0 {
             return 0.0;
         }
         let m = r.score();
-        let second = (r.wins as f64 + 0.25 * r.draws as f64) / n;
-        let var = (second - m * m).max(1e-3);
+        let m_prior = (r.wins as f64 + 0.5 * r.draws as f64 + 1.0) / (n + 2.0);
+        let second_prior = (r.wins as f64 + 0.25 * r.draws as f64 + 1.0) / (n + 2.0);
+        let var = second_prior - m_prior * m_prior;
         let (s0, s1) = (expected_score(self.elo0), expected_score(self.elo1));
         n * (s1 - s0) * (2.0 * m - s0 - s1) / (2.0 * var)
     }
@@ -125,15 +127,31 @@ mod tests {
     }
 
     #[test]
+    fn a_few_straight_wins_do_not_decide() {
+        // elo0 = 0, elo1 = 50: s0 = 0.5, s1 = 0.5715. After 2 wins the prior-regularised variance
+        // is 3/4 - (3/4)^2 = 0.1875, so LLR = 2 * 0.0715 * (2 - 1.0715) / 0.375 = 0.354, well
+        // inside Wald's bounds (+-2.94 for alpha = beta = 0.05).
+        let c = SprtConfig { elo0: 0.0, elo1: 50.0, alpha: 0.05, beta: 0.05 };
+        let two = Wdl { wins: 2, draws: 0, losses: 0 };
+        let llr = c.llr(&two);
+        let (s0, s1) = (expected_score(0.0), expected_score(50.0));
+        let by_hand = 2.0 * (s1 - s0) * (2.0 - s0 - s1) / (2.0 * 0.1875);
+        assert!((llr - by_hand).abs() < 1e-9, "{llr} vs {by_hand}");
+        assert!((0.3..0.4).contains(&llr), "{llr}");
+        assert_eq!(c.status(&two).decision, SprtDecision::Continue);
+        assert_eq!(c.status(&Wdl { wins: 0, draws: 0, losses: 2 }).decision, SprtDecision::Continue);
+    }
+
+    #[test]
     fn bounds_and_llr_by_hand() {
         let c = SprtConfig { elo0: 0.0, elo1: 100.0, alpha: 0.05, beta: 0.05 };
         let (lo, hi) = c.bounds();
         assert!((lo - (0.05f64 / 0.95).ln()).abs() < 1e-12 && (hi - 19f64.ln()).abs() < 1e-12);
-        // 60 wins, 0 draws, 40 losses: m = 0.6, v = 0.6 - 0.36 = 0.24, s0 = 0.5,
-        // s1 = 1 / (1 + 10^-0.25) = 0.640065; LLR = 100 * 0.140065 * (1.2 - 1.140065) / 0.48
-        // = 1.748916.
+        // 60 wins, 0 draws, 40 losses: m = 0.6; with the virtual win and loss the variance is
+        // v = 61/102 - (61/102)^2 = 0.240388; s0 = 0.5, s1 = 1 / (1 + 10^-0.25) = 0.640065;
+        // LLR = 100 * 0.140065 * (1.2 - 1.140065) / (2 * 0.240388) = 1.746091.
         let r = Wdl { wins: 60, draws: 0, losses: 40 };
-        assert!((c.llr(&r) - 1.748_916).abs() < 1e-5, "{}", c.llr(&r));
+        assert!((c.llr(&r) - 1.746_091).abs() < 1e-5, "{}", c.llr(&r));
         assert_eq!(c.status(&r).decision, SprtDecision::Continue);
         assert_eq!(c.status(&Wdl { wins: 80, draws: 0, losses: 20 }).decision, SprtDecision::H1);
         assert_eq!(c.status(&Wdl { wins: 35, draws: 10, losses: 55 }).decision, SprtDecision::H0);
