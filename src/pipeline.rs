@@ -57,7 +57,7 @@ impl Stop {
     pub fn flag(&self) -> &AtomicBool {
         &self.0
     }
-    /// A stop flag that Ctrl-C sets (a second Ctrl-C exits at once with status 130).
+    /// A stop flag that Ctrl-C or SIGTERM sets (a second one exits at once with status 130).
     pub fn on_ctrl_c() -> Stop {
         let stop = Stop::default();
         let s = stop.clone();
@@ -138,7 +138,7 @@ pub fn selfplay_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop
         let mut sink = ShardSink::new(
             &run.selfplay(),
             &sp,
-            &renju_selfplay::record::default_writer_id("sp"),
+            &renju_selfplay::record::default_writer_id(&host_tag()),
             cfg.pipeline.games_per_shard,
         );
         let mut on_progress = |p: &Progress| {
@@ -172,6 +172,21 @@ pub fn selfplay_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop
     result
 }
 
+/// This machine's host name, reduced to `[A-Za-z0-9]`, for shard names that stay unique when
+/// self-play processes on several machines share one run directory.
+fn host_tag() -> String {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default();
+    let tag: String = name.trim().chars().filter(|c| c.is_ascii_alphanumeric()).take(24).collect();
+    if tag.is_empty() {
+        "local".into()
+    } else {
+        tag
+    }
+}
+
 fn list_shards_or_empty(dir: &Path) -> Result<Vec<PathBuf>> {
     if dir.exists() {
         list_shards(dir)
@@ -183,6 +198,7 @@ fn list_shards_or_empty(dir: &Path) -> Result<Vec<PathBuf>> {
 /// Waits until a generation is published (a self-play process may start before its trainer).
 fn wait_for_generation(run: &RunDir, stop: &Stop) -> Result<Option<(u64, PathBuf)>> {
     let mut announced = false;
+    let started = Instant::now();
     loop {
         if let Some(found) = latest_generation(&run.models())? {
             return Ok(Some(found));
@@ -190,7 +206,7 @@ fn wait_for_generation(run: &RunDir, stop: &Stop) -> Result<Option<(u64, PathBuf
         if stop.is_set() {
             return Ok(None);
         }
-        if !announced {
+        if !announced && started.elapsed() > Duration::from_secs(5) {
             eprintln!("waiting for a trainer to publish generation 0 in {}", run.models().display());
             announced = true;
         }

@@ -269,11 +269,11 @@ impl RunDir {
         Ok(wanted)
     }
 
-    /// Appends a timestamped line to `train.log` (and prints it to stderr).
+    /// Appends a line to `train.log`, stamped with the UTC time (RFC 3339).
     pub fn note(&self, line: &str) -> Result<()> {
         use std::io::Write;
-        let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-        let text = format!("[{secs}] {line}\n");
+        let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now());
+        let text = format!("[{now}] {line}\n");
         let mut f = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
