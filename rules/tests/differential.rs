@@ -13,7 +13,7 @@ use renju_rules::{reference, Board, Color, Point, Rule, Verdict};
 fn realistic_position(rng: &mut ChaCha8Rng, size: usize) -> Vec<(Point, Color)> {
     let mut occ = vec![false; size * size];
     let mut stones: Vec<(Point, Color)> = Vec::new();
-    let mut put = |p: Point, c: Color, stones: &mut Vec<(Point, Color)>, occ: &mut Vec<bool>| {
+    let put = |p: Point, c: Color, stones: &mut Vec<(Point, Color)>, occ: &mut Vec<bool>| {
         let i = p.index(size);
         if !occ[i] {
             occ[i] = true;
