@@ -17,7 +17,7 @@
 //! recorded positions each generation's self-play has produced so far) and a summary line to
 //! `train.log`.
 
-use crate::runconfig::{RunConfig, RunDir};
+use crate::runconfig::{append_line, RunConfig, RunDir};
 use anyhow::{Context, Result};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use renju_selfplay::record::{list_shards, read_shard};
@@ -269,8 +269,7 @@ pub fn trainer_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop,
     let mut tally = GenerationTally::default();
     let mut last = TrainMetrics::default();
     let mut waiting_since: Option<Instant> = None;
-    let published = |models: &Path| -> Result<u64> { Ok(list_generations(models)?.last().copied().unwrap_or(0)) };
-    let mut gen = published(&run.models())?;
+    let mut gen = latest_generation(&run.models())?.map_or(0, |(g, _)| g);
     recover_generation_lines(run, gen)?;
     // The step at which the next candidate is due (later than `(gen + 1) * k` after rejections).
     let mut due = (gen + 1) * k;
@@ -431,16 +430,6 @@ fn recover_generation_lines(run: &RunDir, newest: u64) -> Result<()> {
         run.note(&format!("generation {g} was published by an interrupted session; its summary line is recovered"))?;
     }
     Ok(())
-}
-
-fn append_line(path: &Path, line: &str) -> Result<()> {
-    use std::io::Write;
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .with_context(|| format!("opening {}", path.display()))?;
-    writeln!(f, "{line}").with_context(|| format!("writing {}", path.display()))
 }
 
 /// `renju-zero train`: both halves in one process until `when` or Ctrl-C.

@@ -18,6 +18,7 @@ use renju_rules::{Protocol, Rule};
 use renju_selfplay::selfplay::SelfplayConfig;
 use renju_selfplay::server::ServerConfig;
 use renju_trainer::config::TrainerConfig;
+use renju_trainer::fsutil::write_atomic;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -271,16 +272,8 @@ impl RunDir {
 
     /// Appends a line to `train.log`, stamped with the UTC time (RFC 3339).
     pub fn note(&self, line: &str) -> Result<()> {
-        use std::io::Write;
         let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now());
-        let text = format!("[{now}] {line}\n");
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.log())
-            .with_context(|| format!("opening {}", self.log().display()))?;
-        f.write_all(text.as_bytes()).with_context(|| format!("writing {}", self.log().display()))?;
-        Ok(())
+        append_line(&self.log(), &format!("[{now}] {line}"))
     }
 
     /// Finds what a kill can leave half-written: `*.tmp` shards in `selfplay/` and temporary
@@ -309,12 +302,15 @@ impl RunDir {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension("toml.tmp");
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
-    Ok(())
+/// Appends `line` and a newline to `path` (created if missing). Errors name the file.
+pub fn append_line(path: &Path, line: &str) -> Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    writeln!(f, "{line}").with_context(|| format!("writing {}", path.display()))
 }
 
 #[cfg(test)]
