@@ -1,7 +1,7 @@
 //! `renju-zero selfplay`: standalone self-play into a directory (`--games N --out DIR`), or the
 //! self-play half of a run (`--run DIR`) following the generations its trainer publishes.
 
-use crate::pipeline::{self, Stop, StopWhen};
+use renju_zero::pipeline::{self, Stop, StopWhen};
 use anyhow::{bail, Context};
 use renju_rules::{Protocol, Rule};
 use renju_selfplay::cli::SelfplayOptions;
@@ -70,7 +70,7 @@ pub struct SelfplayArgs {
 /// Run the command; returns the process exit code.
 pub fn run(a: SelfplayArgs) -> anyhow::Result<i32> {
     if let Some(run) = &a.run {
-        let (dir, cfg) = crate::cmd_train::open_run(run, None, false)?;
+        let (dir, cfg) = pipeline::open_run(run, None, false)?;
         let when = StopWhen { generation: None, minutes: a.minutes, games: a.games };
         pipeline::selfplay_only(&cfg, &dir, &when, &Stop::on_ctrl_c())?;
         return Ok(0);

@@ -1,8 +1,6 @@
 //! `renju-zero train` (the main job) and `renju-zero trainer` (its training half alone).
 
-use crate::pipeline::{self, Stop, StopWhen};
-use crate::runconfig::RunDir;
-use anyhow::Context;
+use renju_zero::pipeline::{self, open_run, Stop, StopWhen};
 use std::path::PathBuf;
 
 /// Options shared by `train` and `trainer`.
@@ -51,18 +49,6 @@ pub struct TrainerArgs {
     pub common: RunArgs,
 }
 
-/// Opens the run directory with `config` (or, without one, with the run's own copy).
-pub fn open_run(run: &std::path::Path, config: Option<&std::path::Path>, force: bool) -> anyhow::Result<(RunDir, crate::runconfig::RunConfig)> {
-    let dir = RunDir::new(run);
-    let path = match config {
-        Some(p) => p.to_path_buf(),
-        None => dir.config(),
-    };
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading config {}", path.display()))?;
-    let cfg = dir.open(&text, &path.display().to_string(), force)?;
-    Ok((dir, cfg))
-}
-
 /// Runs `renju-zero train`.
 pub fn run(args: TrainArgs) -> anyhow::Result<i32> {
     let run_path = args.run.clone().unwrap_or_else(|| {
@@ -70,7 +56,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<i32> {
         PathBuf::from("runs").join(stem)
     });
     let (dir, cfg) = open_run(&run_path, Some(&args.config), args.common.force)?;
-    eprintln!("run directory: {} (TensorBoard: tensorboard --logdir {})", dir.root.display(), dir.root.join("tensorboard").display());
+    eprintln!("run directory: {} (TensorBoard: tensorboard --logdir {})", dir.root.display(), dir.tensorboard().display());
     pipeline::train(&cfg, &dir, &args.common.stop_when(), &Stop::on_ctrl_c())?;
     Ok(0)
 }

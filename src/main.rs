@@ -1,5 +1,6 @@
 //! `renju-zero`: the command-line interface. Each subcommand's arguments and logic live in its
-//! own module (`src/cmd_*.rs`); this file only dispatches.
+//! own module (`src/cmd_*.rs`); the pipeline they drive is the library (`src/lib.rs`); this file
+//! only dispatches.
 
 use clap::{Parser, Subcommand};
 
@@ -10,8 +11,6 @@ mod cmd_openings;
 mod cmd_rules;
 mod cmd_selfplay;
 mod cmd_train;
-mod pipeline;
-mod runconfig;
 
 /// Self-play reinforcement learning for renju.
 #[derive(Parser)]

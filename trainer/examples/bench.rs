@@ -21,7 +21,7 @@ use renju_selfplay::record::{EndReason, GameMeta, GameResult, PositionRecord, Sh
 use renju_trainer::config::{DeviceChoice, NetConfig, TrainerConfig, WindowConfig};
 use renju_trainer::net::{Net, NetShape};
 use renju_trainer::optim::Optimizer;
-use renju_trainer::{ModelEvaluator, Trainer};
+use renju_trainer::{ModelEvaluator, RunDir, Trainer};
 use std::time::Instant;
 use tch::{nn, Kind, Tensor};
 
@@ -94,7 +94,7 @@ fn main() -> Result<()> {
 
     // ---- training through the Trainer ----
     let run = tempfile::tempdir()?;
-    write_shards(&run.path().join("selfplay"), 8, 1024)?;
+    write_shards(&RunDir::new(run.path()).selfplay(), 8, 1024)?;
     let cfg = TrainerConfig {
         net: net_cfg.clone(),
         batch_size: batch,
@@ -105,7 +105,7 @@ fn main() -> Result<()> {
         window: WindowConfig { min_samples: 100_000, ..Default::default() },
         ..Default::default()
     };
-    let mut trainer = Trainer::open_or_resume(run.path(), cfg.clone())?;
+    let mut trainer = Trainer::open_or_resume(&RunDir::new(run.path()), cfg.clone())?;
     trainer.refresh_window()?;
 
     // Raw loop: the same network and optimiser on random tensors already on the device.
@@ -164,7 +164,7 @@ fn main() -> Result<()> {
     let raw_sps = samples / t_raw;
 
     // ---- inference ----
-    let mut ev = ModelEvaluator::load(&run.path().join("models"), dev)?;
+    let mut ev = ModelEvaluator::load(&RunDir::new(run.path()).models(), dev)?;
     let n = eval_batch;
     let pl: Vec<f32> = (0..n * shape.planes * SIZE * SIZE).map(|i| ((i * 7919) % 7 == 0) as u8 as f32).collect();
     let gl: Vec<f32> = vec![0.5; n * shape.globals];

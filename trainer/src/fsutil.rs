@@ -35,3 +35,13 @@ pub fn rename_dir_no_replace(tmp: &Path, dest: &Path) -> Result<()> {
     anyhow::ensure!(!dest.exists(), "{} already exists; refusing to overwrite it", dest.display());
     std::fs::rename(tmp, dest).with_context(|| format!("renaming {} to {}", tmp.display(), dest.display()))
 }
+
+/// Appends `line` and a newline to `path` (created if missing). Errors name the file.
+pub fn append_line(path: &Path, line: &str) -> Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    writeln!(f, "{line}").with_context(|| format!("writing {}", path.display()))
+}

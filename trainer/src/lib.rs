@@ -7,6 +7,7 @@
 //! - [`replay`]: the replay window over self-play shards, symmetry augmentation, the background
 //!   batch loader.
 //! - [`optim`]: SGD-Nesterov / AdamW with checkpointable state.
+//! - [`rundir`]: [`RunDir`], the run directory's layout (the only place that names its parts).
 //! - [`trainer`]: [`Trainer`] (open or resume a run, train steps, checkpoint, publish).
 //! - [`metrics`]: the [`MetricsSink`] trait, TensorBoard output and an event-file reader.
 //! - [`export`]: `renju-zero export` as a library function.
@@ -19,6 +20,7 @@ pub mod model;
 pub mod net;
 pub mod optim;
 pub mod replay;
+pub mod rundir;
 pub mod trainer;
 
 pub use config::{NetConfig, OptimizerConfig, TrainerConfig};
@@ -26,4 +28,5 @@ pub use metrics::MetricsSink;
 pub use model::{ModelConfig, ModelEvaluator};
 pub use net::{Net, NetShape};
 pub use replay::{ReplayWindow, WindowStatus};
+pub use rundir::RunDir;
 pub use trainer::{TrainMetrics, Trainer};

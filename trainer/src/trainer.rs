@@ -1,12 +1,9 @@
 //! The [`Trainer`]: network + optimiser + replay window + checkpoints + publishing, as a library
 //! that the combined `renju-zero train` loop drives.
 //!
-//! Run directory layout:
-//! - `<run>/selfplay/*.npz`: self-play shards (read);
-//! - `<run>/models/gen-NNNNNN/`, `<run>/models/LATEST`: published generations ([`crate::model`]);
-//! - `<run>/checkpoints/step-NNNNNNNNN/` (`model.safetensors`, `optimizer.safetensors`,
-//!   `state.json`), `<run>/checkpoints/LATEST`: training state;
-//! - `<run>/tensorboard/`: event files ([`crate::metrics`]).
+//! The trainer reads shards from [`RunDir::selfplay`], publishes into [`RunDir::models`], writes
+//! TensorBoard events into [`RunDir::tensorboard`] and checkpoints into [`RunDir::checkpoints`]:
+//! `step-NNNNNNNNN/` (`model.safetensors`, `optimizer.safetensors`, `state.json`) and `LATEST`.
 //!
 //! Loss per step (AlphaZero, Silver et al. 2018: `l = -pi^T log p + (z - v)^2 + c ||theta||^2`,
 //! with the value as a W/D/L distribution as in KataGo):
@@ -28,6 +25,7 @@ use crate::model::{list_generations, load_weights, publish_model, ModelConfig, L
 use crate::net::{is_decayed, Net, NetShape};
 use crate::optim::Optimizer;
 use crate::replay::{LoadJob, Loader, ReplayWindow, WindowStatus};
+use crate::rundir::RunDir;
 use anyhow::{bail, ensure, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -84,7 +82,7 @@ pub struct TrainMetrics {
 
 /// The training state of one run.
 pub struct Trainer {
-    run_dir: PathBuf,
+    run: RunDir,
     config: TrainerConfig,
     device: Device,
     vs: nn::VarStore,
@@ -98,29 +96,29 @@ pub struct Trainer {
 }
 
 impl Trainer {
-    /// Opens the run in `run_dir`: resumes from `checkpoints/LATEST` when present (the
+    /// Opens the run in `run`: resumes from `checkpoints/LATEST` when present (the
     /// checkpoint's architecture, board size and rule must equal `config`'s; the other settings
     /// come from `config`), otherwise initialises the network from `config.seed`, publishes it as
     /// generation 0 (unless a generation exists already) and writes a step-0 checkpoint.
     /// Errors: missing/corrupt checkpoint files or a config mismatch, naming the file.
-    pub fn open_or_resume(run_dir: &Path, config: TrainerConfig) -> Result<Trainer> {
+    pub fn open_or_resume(run: &RunDir, config: TrainerConfig) -> Result<Trainer> {
         config.validate()?;
         let device = config.device.resolve()?;
-        std::fs::create_dir_all(run_dir).with_context(|| format!("creating run directory {}", run_dir.display()))?;
+        std::fs::create_dir_all(&run.root).with_context(|| format!("creating run directory {}", run.root.display()))?;
         let shape = NetShape::current(config.board_size);
         tch::manual_seed(config.seed as i64);
         let vs = nn::VarStore::new(device);
         let net = Net::new(&vs.root(), &config.net, shape)?;
         let opt = Optimizer::new(&vs, config.optimizer.clone());
         let decayed = vs.variables().into_iter().filter(|(n, t)| is_decayed(n, t)).map(|(_, t)| t).collect();
-        let window = ReplayWindow::new(&run_dir.join("selfplay"), shape, config.rule, config.window.clone());
+        let window = ReplayWindow::new(&run.selfplay(), shape, config.rule, config.window.clone());
         let metrics: Box<dyn MetricsSink> = if config.tensorboard {
-            Box::new(TensorBoardSink::new(&run_dir.join("tensorboard"))?)
+            Box::new(TensorBoardSink::new(&run.tensorboard())?)
         } else {
             Box::new(NullSink)
         };
         let mut t = Trainer {
-            run_dir: run_dir.to_path_buf(),
+            run: run.clone(),
             config,
             device,
             vs,
@@ -132,13 +130,13 @@ impl Trainer {
             samples_trained: 0,
             metrics,
         };
-        let latest = t.checkpoints_dir().join(LATEST_FILE);
+        let latest = t.run.checkpoints().join(LATEST_FILE);
         if latest.exists() {
             let name = std::fs::read_to_string(&latest).with_context(|| format!("reading {}", latest.display()))?;
-            let dir = t.checkpoints_dir().join(name.trim());
+            let dir = t.run.checkpoints().join(name.trim());
             t.load_checkpoint(&dir)?;
         } else {
-            if list_generations(&t.models_dir())?.is_empty() {
+            if list_generations(&t.run.models())?.is_empty() {
                 t.publish()?;
             }
             t.checkpoint()?;
@@ -146,18 +144,9 @@ impl Trainer {
         Ok(t)
     }
 
-    fn checkpoints_dir(&self) -> PathBuf {
-        self.run_dir.join("checkpoints")
-    }
-
-    /// `<run>/models`.
-    pub fn models_dir(&self) -> PathBuf {
-        self.run_dir.join("models")
-    }
-
-    /// `<run>/selfplay`, where the replay window looks for shards.
-    pub fn selfplay_dir(&self) -> PathBuf {
-        self.run_dir.join("selfplay")
+    /// The run directory this trainer reads and writes.
+    pub fn run_dir(&self) -> &RunDir {
+        &self.run
     }
 
     fn load_checkpoint(&mut self, dir: &Path) -> Result<()> {
@@ -185,11 +174,6 @@ impl Trainer {
         self.step = state.step;
         self.samples_trained = state.samples_trained;
         Ok(())
-    }
-
-    /// Replaces the metrics sink (default: TensorBoard in `<run>/tensorboard`, or none).
-    pub fn set_metrics(&mut self, sink: Box<dyn MetricsSink>) {
-        self.metrics = sink;
     }
 
     /// The config in use.
@@ -388,7 +372,7 @@ impl Trainer {
     /// state and `state.json` into a temporary directory renamed to `step-NNNNNNNNN`, then
     /// `checkpoints/LATEST`; keeps the newest `keep_checkpoints`. Returns its directory.
     pub fn checkpoint(&mut self) -> Result<PathBuf> {
-        let root = self.checkpoints_dir();
+        let root = self.run.checkpoints();
         std::fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
         let name = format!("step-{:09}", self.step);
         let dest = root.join(&name);
@@ -430,12 +414,12 @@ impl Trainer {
     /// Publishes the current network as the next generation (`max existing + 1`, or 0 in an
     /// empty models directory) and returns its number. See [`crate::model::publish_model`].
     pub fn publish(&mut self) -> Result<u64> {
-        let gens = list_generations(&self.models_dir())?;
+        let gens = list_generations(&self.run.models())?;
         let generation = gens.last().map_or(0, |g| g + 1);
         let mut cfg = ModelConfig::new(generation, self.config.rule, self.config.board_size, self.config.net.clone());
         cfg.trained_steps = self.step;
         cfg.trained_samples = self.samples_trained;
-        publish_model(&self.models_dir(), &self.vs, &cfg)?;
+        publish_model(&self.run.models(), &self.vs, &cfg)?;
         self.metrics.scalar("models/generation", self.step, generation as f64);
         Ok(generation)
     }

@@ -11,7 +11,7 @@ use renju_trainer::config::{LrSchedule, OptimizerConfig};
 use renju_trainer::metrics::{read_scalars, MetricsSink, TensorBoardSink};
 use renju_trainer::model::{load_model, ModelConfig, ModelEvaluator};
 use renju_trainer::replay::SymmetryTable;
-use renju_trainer::Trainer;
+use renju_trainer::{RunDir, Trainer};
 
 fn idx(x: usize, y: usize) -> usize {
     y * SIZE + x
@@ -20,14 +20,14 @@ fn idx(x: usize, y: usize) -> usize {
 #[test]
 fn tiny_net_overfits_a_small_data_set() {
     let run = tempfile::tempdir().unwrap();
-    write_shard(&run.path().join("selfplay"), 0..32);
+    write_shard(&RunDir::new(run.path()).selfplay(), 0..32);
     let mut cfg = tiny_config();
     cfg.batch_size = 32;
     cfg.augment_symmetry = false;
     cfg.l2 = 0.0;
     cfg.optimizer = OptimizerConfig::Adamw { beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.0 };
     cfg.schedule = LrSchedule { lr: 0.01, warmup_steps: 10, milestones: vec![(250, 0.3)] };
-    let mut t = Trainer::open_or_resume(run.path(), cfg).unwrap();
+    let mut t = Trainer::open_or_resume(&RunDir::new(run.path()), cfg).unwrap();
     let st = t.refresh_window().unwrap();
     assert_eq!((st.total_samples, st.window_samples, st.shards), (32, 32, 1));
     let first = t.train_steps(1).unwrap();
@@ -84,18 +84,18 @@ fn symmetry_keeps_planes_and_policy_target_aligned() {
 #[test]
 fn resume_after_checkpoint_reproduces_the_next_losses() {
     let run = tempfile::tempdir().unwrap();
-    write_shard(&run.path().join("selfplay"), 0..40);
-    write_shard(&run.path().join("selfplay"), 40..64);
+    write_shard(&RunDir::new(run.path()).selfplay(), 0..40);
+    write_shard(&RunDir::new(run.path()).selfplay(), 40..64);
     let cfg = tiny_config();
     let after = {
-        let mut t = Trainer::open_or_resume(run.path(), cfg.clone()).unwrap();
+        let mut t = Trainer::open_or_resume(&RunDir::new(run.path()), cfg.clone()).unwrap();
         t.refresh_window().unwrap();
         t.train_steps(4).unwrap();
         t.checkpoint().unwrap();
         t.train_steps(4).unwrap().step_losses
         // Dropped here without another checkpoint: a kill after step 8.
     };
-    let mut t = Trainer::open_or_resume(run.path(), cfg).unwrap();
+    let mut t = Trainer::open_or_resume(&RunDir::new(run.path()), cfg).unwrap();
     assert_eq!(t.step(), 4);
     assert_eq!(t.samples_trained(), 4 * 16);
     t.refresh_window().unwrap();
@@ -107,10 +107,10 @@ fn resume_after_checkpoint_reproduces_the_next_losses() {
 #[test]
 fn publish_then_torchscript_matches_rust_model() {
     let run = tempfile::tempdir().unwrap();
-    write_shard(&run.path().join("selfplay"), 0..32);
-    let mut t = Trainer::open_or_resume(run.path(), tiny_config()).unwrap();
+    write_shard(&RunDir::new(run.path()).selfplay(), 0..32);
+    let mut t = Trainer::open_or_resume(&RunDir::new(run.path()), tiny_config()).unwrap();
     // Generation 0 was published on creation.
-    let models = run.path().join("models");
+    let models = RunDir::new(run.path()).models();
     assert!(models.join("gen-000000/model.pt").exists());
     t.refresh_window().unwrap();
     t.train_steps(3).unwrap(); // batch-norm statistics move away from their initial values
@@ -182,7 +182,7 @@ fn tensorboard_scalars_read_back() {
 #[test]
 fn bad_models_and_empty_window_give_errors_naming_the_file() {
     let run = tempfile::tempdir().unwrap();
-    let mut t = Trainer::open_or_resume(run.path(), tiny_config()).unwrap();
+    let mut t = Trainer::open_or_resume(&RunDir::new(run.path()), tiny_config()).unwrap();
     // Empty replay window.
     t.refresh_window().unwrap();
     let err = format!("{:#}", t.train_steps(1).unwrap_err());
@@ -227,19 +227,19 @@ fn bad_models_and_empty_window_give_errors_naming_the_file() {
     drop(t);
     let ckpt = run.path().join("checkpoints/step-000000000");
     std::fs::write(ckpt.join("optimizer.safetensors"), b"garbage").unwrap();
-    let err = format!("{:#}", Trainer::open_or_resume(run.path(), tiny_config()).err().unwrap());
+    let err = format!("{:#}", Trainer::open_or_resume(&RunDir::new(run.path()), tiny_config()).err().unwrap());
     assert!(err.contains(&ckpt.join("optimizer.safetensors").display().to_string()), "{err}");
 }
 
 #[test]
 fn window_grows_with_samples_and_counts_them() {
     let run = tempfile::tempdir().unwrap();
-    let sp = run.path().join("selfplay");
+    let sp = RunDir::new(run.path()).selfplay();
     let mut cfg = tiny_config();
     // c = 20, alpha = 0.75, beta = 0.4.
     cfg.window = renju_trainer::config::WindowConfig { min_samples: 20, alpha: 0.75, beta: 0.4, max_samples: 1000 };
     cfg.samples_per_new_sample = 2.0;
-    let mut t = Trainer::open_or_resume(run.path(), cfg).unwrap();
+    let mut t = Trainer::open_or_resume(&RunDir::new(run.path()), cfg).unwrap();
     write_shard(&sp, 0..15);
     let st = t.refresh_window().unwrap();
     assert_eq!((st.total_samples, st.window_samples), (15, 15));
@@ -258,9 +258,9 @@ fn window_grows_with_samples_and_counts_them() {
 fn export_writes_torchscript_and_safetensors_and_never_overwrites() {
     use renju_trainer::export::{export, ExportFormat};
     let run = tempfile::tempdir().unwrap();
-    let t = Trainer::open_or_resume(run.path(), tiny_config()).unwrap();
+    let t = Trainer::open_or_resume(&RunDir::new(run.path()), tiny_config()).unwrap();
     drop(t);
-    let models = run.path().join("models");
+    let models = RunDir::new(run.path()).models();
     let out = tempfile::tempdir().unwrap();
     let pt = out.path().join("net.pt");
     let st = out.path().join("net.safetensors");

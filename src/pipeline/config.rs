@@ -1,4 +1,4 @@
-//! The run configuration (`configs/*.toml`) and the run directory that holds everything of a run.
+//! The run configuration (`configs/*.toml`) and opening a run directory with it.
 //!
 //! A config has five sections; every key is optional (defaults below) and an unknown or invalid
 //! key is an error that names it:
@@ -9,9 +9,7 @@
 //! - `[training]`: [`TrainerConfig`] without `board_size` / `rule`;
 //! - `[pipeline]`: the loop itself ([`PipelineConfig`]).
 //!
-//! Run directory layout (`runs/NAME/`): `config.toml` (the copy the run was started with),
-//! `selfplay/` (shards), `models/` (published generations and `LATEST`), `checkpoints/`,
-//! `tensorboard/` (TensorBoard event files), `train.log` (one summary line per generation).
+//! The run directory's layout belongs to [`RunDir`] (in `renju-trainer`).
 
 use anyhow::{bail, Context, Result};
 use renju_rules::{Protocol, Rule};
@@ -19,9 +17,10 @@ use renju_selfplay::selfplay::SelfplayConfig;
 use renju_selfplay::server::ServerConfig;
 use renju_trainer::config::TrainerConfig;
 use renju_trainer::fsutil::write_atomic;
+use renju_trainer::RunDir;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// `[game]`: what is being played (RULES.md §1, §2, §5).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -214,103 +213,46 @@ fn flatten_into(prefix: &str, v: &toml::Value, out: &mut BTreeMap<String, String
     }
 }
 
-/// Paths of a run directory.
-#[derive(Clone, Debug)]
-pub struct RunDir {
-    pub root: PathBuf,
-}
-
-impl RunDir {
-    pub fn new(root: &Path) -> RunDir {
-        RunDir { root: root.to_path_buf() }
-    }
-    /// `config.toml`: the config the run uses.
-    pub fn config(&self) -> PathBuf {
-        self.root.join("config.toml")
-    }
-    /// `selfplay/`: replay shards.
-    pub fn selfplay(&self) -> PathBuf {
-        self.root.join("selfplay")
-    }
-    /// `models/`: published generations.
-    pub fn models(&self) -> PathBuf {
-        self.root.join("models")
-    }
-    /// `train.log`: one summary line per generation and the run's notices.
-    pub fn log(&self) -> PathBuf {
-        self.root.join("train.log")
-    }
-
-    /// Starts or re-opens a run with the config text `text` (from `origin`). A new run directory
-    /// gets a copy of the config. An existing one must have been made with the same effective
-    /// config, unless `force` (then the copy is replaced); otherwise the error names every
-    /// differing key. Returns the parsed config.
-    pub fn open(&self, text: &str, origin: &str, force: bool) -> Result<RunConfig> {
-        let wanted = RunConfig::parse(text, origin)?;
-        std::fs::create_dir_all(&self.root).with_context(|| format!("creating run directory {}", self.root.display()))?;
-        let copy = self.config();
-        if copy.exists() {
-            let old = RunConfig::load(&copy)?;
-            let diff = old.differing_keys(&wanted);
-            if !diff.is_empty() {
-                if !force {
-                    bail!(
-                        "run directory {} was made with another config; differing keys: {}. \
-                         Pass --force to continue it with {origin}",
-                        self.root.display(),
-                        diff.join(", ")
-                    );
-                }
-                self.note(&format!("--force: config replaced by {origin}; changed keys: {}", diff.join(", ")))?;
-                write_atomic(&copy, text.as_bytes())?;
+/// Starts or re-opens the run in `run` with the config text `text` (from `origin`). A new run
+/// directory gets a copy of the config. An existing one must have been made with the same
+/// effective config, unless `force` (then the copy is replaced); otherwise the error names every
+/// differing key. Returns the parsed config.
+pub fn open_with_text(run: &RunDir, text: &str, origin: &str, force: bool) -> Result<RunConfig> {
+    let wanted = RunConfig::parse(text, origin)?;
+    std::fs::create_dir_all(&run.root).with_context(|| format!("creating run directory {}", run.root.display()))?;
+    let copy = run.config();
+    if copy.exists() {
+        let old = RunConfig::load(&copy)?;
+        let diff = old.differing_keys(&wanted);
+        if !diff.is_empty() {
+            if !force {
+                bail!(
+                    "run directory {} was made with another config; differing keys: {}. \
+                     Pass --force to continue it with {origin}",
+                    run.root.display(),
+                    diff.join(", ")
+                );
             }
-        } else {
+            run.note(&format!("--force: config replaced by {origin}; changed keys: {}", diff.join(", ")))?;
             write_atomic(&copy, text.as_bytes())?;
         }
-        Ok(wanted)
+    } else {
+        write_atomic(&copy, text.as_bytes())?;
     }
-
-    /// Appends a line to `train.log`, stamped with the UTC time (RFC 3339).
-    pub fn note(&self, line: &str) -> Result<()> {
-        let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now());
-        append_line(&self.log(), &format!("[{now}] {line}"))
-    }
-
-    /// Finds what a kill can leave half-written: `*.tmp` shards in `selfplay/` and temporary
-    /// generation or checkpoint directories. They are never read; this removes them and returns
-    /// what it removed, so the caller can report it.
-    pub fn sweep_partial_files(&self) -> Result<Vec<PathBuf>> {
-        let mut removed = Vec::new();
-        for dir in [self.selfplay(), self.models(), self.root.join("checkpoints")] {
-            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-            for e in entries.flatten() {
-                let p = e.path();
-                let name = e.file_name().to_string_lossy().to_string();
-                let partial = name.ends_with(".tmp") || name.starts_with(".tmp") || name.contains(".tmp-");
-                if partial {
-                    if p.is_dir() {
-                        std::fs::remove_dir_all(&p).with_context(|| format!("removing {}", p.display()))?;
-                    } else {
-                        std::fs::remove_file(&p).with_context(|| format!("removing {}", p.display()))?;
-                    }
-                    removed.push(p);
-                }
-            }
-        }
-        removed.sort();
-        Ok(removed)
-    }
+    Ok(wanted)
 }
 
-/// Appends `line` and a newline to `path` (created if missing). Errors name the file.
-pub fn append_line(path: &Path, line: &str) -> Result<()> {
-    use std::io::Write;
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .with_context(|| format!("opening {}", path.display()))?;
-    writeln!(f, "{line}").with_context(|| format!("writing {}", path.display()))
+/// Opens the run directory `run` with the config file `config` (or, without one, with the run's
+/// own `config.toml`); see [`open_with_text`]. Errors name the file.
+pub fn open_run(run: &Path, config: Option<&Path>, force: bool) -> Result<(RunDir, RunConfig)> {
+    let dir = RunDir::new(run);
+    let path = match config {
+        Some(p) => p.to_path_buf(),
+        None => dir.config(),
+    };
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading config {}", path.display()))?;
+    let cfg = open_with_text(&dir, &text, &path.display().to_string(), force)?;
+    Ok((dir, cfg))
 }
 
 #[cfg(test)]
@@ -349,11 +291,11 @@ mod tests {
     fn reopening_with_another_config_needs_force() {
         let dir = tempfile::tempdir().unwrap();
         let run = RunDir::new(&dir.path().join("r"));
-        run.open("[selfplay]\nplayouts = 10\n", "a.toml", false).unwrap();
-        run.open("[selfplay]\nplayouts = 10\n", "a.toml", false).unwrap();
-        let e = run.open("[selfplay]\nplayouts = 11\n", "b.toml", false).unwrap_err();
+        open_with_text(&run, "[selfplay]\nplayouts = 10\n", "a.toml", false).unwrap();
+        open_with_text(&run, "[selfplay]\nplayouts = 10\n", "a.toml", false).unwrap();
+        let e = open_with_text(&run, "[selfplay]\nplayouts = 11\n", "b.toml", false).unwrap_err();
         assert!(format!("{e:#}").contains("selfplay.playouts"), "{e:#}");
-        let c = run.open("[selfplay]\nplayouts = 11\n", "b.toml", true).unwrap();
+        let c = open_with_text(&run, "[selfplay]\nplayouts = 11\n", "b.toml", true).unwrap();
         assert_eq!(c.selfplay.playouts, 11);
         assert_eq!(RunConfig::load(&run.config()).unwrap().selfplay.playouts, 11);
     }

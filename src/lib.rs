@@ -1,0 +1,5 @@
+//! `renju-zero` as a library: the [`pipeline`] (the resumable self-play / training / publishing
+//! loop and its run config) that the CLI in `src/main.rs` drives. Each subcommand's arguments and
+//! glue live in the binary (`src/cmd_*.rs`).
+
+pub mod pipeline;

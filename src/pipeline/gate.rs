@@ -1,0 +1,52 @@
+//! Gating a candidate network on an arena match before it is published
+//! ([`crate::pipeline::config::PipelineConfig::gate`]).
+
+use super::config::RunConfig;
+use anyhow::{Context, Result};
+use renju_trainer::{ModelEvaluator, RunDir, Trainer};
+use std::path::Path;
+
+/// Plays the trainer's current network against generation `incumbent` (see
+/// [`super::config::PipelineConfig::gate`]). The candidate is written to
+/// `candidates/step-N/` (a model directory like a generation's) so the arena can load it.
+pub(crate) fn gate_candidate(cfg: &RunConfig, run: &RunDir, trainer: &Trainer, incumbent: u64) -> Result<(bool, String)> {
+    use renju_arena::agent::PlayerSpec;
+    use renju_arena::gate::{gate, GateConfig};
+    let candidates = run.candidates();
+    let dir = candidates.join(format!("step-{:09}", trainer.step()));
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
+    }
+    std::fs::create_dir_all(&candidates).with_context(|| format!("creating {}", candidates.display()))?;
+    let mut mc = renju_trainer::ModelConfig::new(incumbent + 1, cfg.game.rule, cfg.game.size, cfg.training.net.clone());
+    mc.trained_steps = trainer.step();
+    // publish_model writes into `<candidates>/gen-NNNNNN` atomically; rename it to the step.
+    let written = renju_trainer::model::publish_model(&candidates, trainer.var_store(), &mc)?;
+    std::fs::rename(&written, &dir).with_context(|| format!("renaming {} to {}", written.display(), dir.display()))?;
+    let _ = std::fs::remove_file(candidates.join("LATEST"));
+    let incumbent_dir = run.generation(incumbent);
+    let spec = |name: &str, d: &Path| PlayerSpec::parse(name, &format!("model:{},playouts={}", d.display(), cfg.pipeline.gate_playouts));
+    let gc = GateConfig {
+        enabled: true,
+        games: cfg.pipeline.gate_games,
+        min_score: cfg.pipeline.gate_min_score,
+        sprt: if cfg.pipeline.gate_sprt { GateConfig::default().sprt } else { None },
+        arena: renju_arena::arena::ArenaConfig {
+            size: cfg.game.size,
+            rule: cfg.game.rule,
+            stone_cap: cfg.game.stone_cap,
+            seed: trainer.step(),
+            threads: 1,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let loader = |d: &Path, _size: usize| -> Result<Box<dyn renju_selfplay::eval::Evaluator>> {
+        Ok(Box::new(ModelEvaluator::load(d, tch::Device::cuda_if_available())?))
+    };
+    let decision = gate(&spec("candidate", &dir)?, &spec("incumbent", &incumbent_dir)?, &gc, &loader)?;
+    std::fs::remove_dir_all(&dir).ok();
+    Ok((decision.pass, decision.reason))
+}
+
+

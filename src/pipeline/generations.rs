@@ -1,0 +1,98 @@
+//! `generations.jsonl`: one JSON line per published generation, and the tally of recorded
+//! positions by the generation that played them.
+
+use anyhow::{Context, Result};
+use renju_selfplay::record::{list_shards, read_shard};
+use renju_trainer::fsutil::append_line;
+use renju_trainer::RunDir;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One line of `generations.jsonl`.
+#[derive(Serialize)]
+pub(crate) struct GenerationLine {
+    pub(crate) generation: u64,
+    pub(crate) step: u64,
+    pub(crate) samples_trained: u64,
+    pub(crate) total_samples: u64,
+    pub(crate) window_samples: u64,
+    /// Recorded positions in `selfplay/` by the generation that played them.
+    pub(crate) samples_by_generation: BTreeMap<i64, u64>,
+    pub(crate) loss: f64,
+    pub(crate) policy_loss: f64,
+    pub(crate) value_loss: f64,
+    pub(crate) minutes: f64,
+}
+
+/// Per-shard generation counts, read once per shard.
+#[derive(Default)]
+pub(crate) struct GenerationTally {
+    seen: BTreeMap<PathBuf, BTreeMap<i64, u64>>,
+}
+
+impl GenerationTally {
+    /// Reads the shards of `dir` not seen before; returns the totals over every shard seen.
+    pub(crate) fn update(&mut self, dir: &Path) -> Result<BTreeMap<i64, u64>> {
+        for p in list_shards_or_empty(dir)? {
+            if !self.seen.contains_key(&p) {
+                // A shard that does not read is the replay window's to reject and report.
+                let Ok(shard) = read_shard(&p) else { continue };
+                let mut counts = BTreeMap::new();
+                for g in shard.generation.iter() {
+                    *counts.entry(*g).or_insert(0) += 1;
+                }
+                self.seen.insert(p, counts);
+            }
+        }
+        let mut total = BTreeMap::new();
+        for counts in self.seen.values() {
+            for (g, n) in counts {
+                *total.entry(*g).or_insert(0) += n;
+            }
+        }
+        Ok(total)
+    }
+}
+
+
+/// Appends `line` to the run's `generations.jsonl`.
+pub(crate) fn append_generation_line(run: &RunDir, line: &GenerationLine) -> Result<()> {
+    append_line(&run.generations_log(), &serde_json::to_string(line)?)
+}
+
+/// A kill between publishing generation `g` and appending its line to `generations.jsonl` leaves
+/// the line missing; add a `"recovered": true` line for each such generation, so the file names
+/// every published generation once, in order.
+pub(crate) fn recover_generation_lines(run: &RunDir, newest: u64) -> Result<()> {
+    let path = run.generations_log();
+    let text = if path.exists() {
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?
+    } else {
+        String::new()
+    };
+    let mut have = std::collections::BTreeSet::new();
+    for (i, l) in text.lines().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(l)
+            .with_context(|| format!("{} line {}: not JSON", path.display(), i + 1))?;
+        if let Some(g) = v["generation"].as_u64() {
+            have.insert(g);
+        }
+    }
+    let last = have.iter().next_back().copied().unwrap_or(0);
+    for g in (last + 1)..=newest {
+        append_line(&path, &serde_json::json!({"generation": g, "recovered": true}).to_string())?;
+        run.note(&format!("generation {g} was published by an interrupted session; its summary line is recovered"))?;
+    }
+    Ok(())
+}
+
+
+/// The shards in `dir`, or none when `dir` does not exist yet.
+pub(crate) fn list_shards_or_empty(dir: &Path) -> Result<Vec<PathBuf>> {
+    if dir.exists() {
+        list_shards(dir)
+    } else {
+        Ok(Vec::new())
+    }
+}

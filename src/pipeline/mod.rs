@@ -1,0 +1,110 @@
+//! The main job: self-play, training and publishing as one resumable loop (`renju-zero train`),
+//! and its two halves as separate processes on a shared run directory (`renju-zero selfplay
+//! --run DIR`, `renju-zero trainer --run DIR`).
+//!
+//! Data flow (AlphaZero's loop, with KataGo's replay window and samples-per-sample balance):
+//! 1. The trainer opens or resumes the run (`checkpoints/LATEST`) and publishes generation 0 in a
+//!    new run.
+//! 2. Self-play loads the newest generation into the batching inference server, plays games and
+//!    writes shards into `selfplay/`; a watcher thread polls `models/LATEST` and hands each newly
+//!    published generation to the running server, so workers switch as soon as it exists.
+//! 3. The trainer takes steps only while the samples-per-new-sample budget allows (it waits for
+//!    new shards otherwise), and publishes generation `g` after `g * steps_per_generation` steps:
+//!    checkpoint first, then the model, so a kill never loses a published generation and a
+//!    restart publishes any generation that was due.
+//!
+//! Every generation appends a JSON line to `generations.jsonl` (step, losses, and how many
+//! recorded positions each generation's self-play has produced so far) and a summary line to
+//! `train.log`.
+
+//!
+//! Modules: [`config`] (the TOML run config, opening a run directory with it), [`stop`] (the stop
+//! flag and conditions), the self-play half (`selfplay_half`), the trainer half
+//! (`trainer_half`, in named phases), the gate match (`gate`) and `generations.jsonl`
+//! (`generations`). The run directory's layout is [`RunDir`]'s (in `renju-trainer`).
+
+pub mod config;
+mod gate;
+mod generations;
+mod selfplay_half;
+pub mod stop;
+mod trainer_half;
+
+pub use config::{open_run, RunConfig};
+pub use renju_trainer::RunDir;
+pub use selfplay_half::selfplay_loop;
+pub use stop::{Stop, StopWhen};
+pub use trainer_half::trainer_loop;
+
+use anyhow::Result;
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use renju_selfplay::selfplay::Progress;
+use std::time::Duration;
+
+/// A spinner line of `multi` with the given indicatif template.
+fn bar(multi: &MultiProgress, template: &str) -> ProgressBar {
+    let pb = multi.add(ProgressBar::new_spinner());
+    pb.set_style(ProgressStyle::with_template(template).expect("valid template"));
+    pb.enable_steady_tick(Duration::from_millis(250));
+    pb
+}
+
+/// Reports and removes what a kill may have left half-written.
+fn sweep(run: &RunDir) -> Result<()> {
+    for p in run.sweep_partial_files()? {
+        let line = format!("ignored and removed a partial file left by an interrupted run: {}", p.display());
+        eprintln!("{line}");
+        run.note(&line)?;
+    }
+    Ok(())
+}
+
+/// `renju-zero train`: both halves in one process until `when` or Ctrl-C.
+pub fn train(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop) -> Result<()> {
+    sweep(run)?;
+    run.note(&format!("train started (pid {})", std::process::id()))?;
+    let multi = MultiProgress::new();
+    // The trainer must exist (generation 0 published) before self-play can load a model.
+    let selfplay_stop = Stop::default();
+    let result = std::thread::scope(|scope| -> Result<()> {
+        let sp = scope.spawn(|| {
+            let r = selfplay_loop(cfg, run, &StopWhen::default(), &selfplay_stop, &multi);
+            if r.is_err() {
+                stop.set(); // the trainer would otherwise wait for samples forever
+            }
+            r
+        });
+        let tr = trainer_loop(cfg, run, when, stop, &multi);
+        // Self-play runs as long as the trainer does, then flushes its last shard.
+        selfplay_stop.set();
+        let sp = sp.join().map_err(|_| anyhow::anyhow!("self-play panicked"))?;
+        tr?;
+        let p = sp?;
+        run.note(&format!(
+            "self-play stopped: {} games, {} recorded positions this session",
+            p.games, p.positions
+        ))?;
+        Ok(())
+    });
+    if let Err(e) = &result {
+        run.note(&format!("train failed: {e:#}")).ok();
+    }
+    result
+}
+
+/// `renju-zero trainer --run DIR`: the training half alone (self-play comes from other
+/// processes writing into the same `selfplay/`).
+pub fn trainer_only(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop, multi: &MultiProgress) -> Result<()> {
+    sweep(run)?;
+    trainer_loop(cfg, run, when, stop, multi)
+}
+
+/// `renju-zero selfplay --run DIR`: the self-play half alone, following the run's published
+/// generations.
+pub fn selfplay_only(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop) -> Result<Progress> {
+    let multi = MultiProgress::new();
+    let p = selfplay_loop(cfg, run, when, stop, &multi)?;
+    run.note(&format!("self-play process {} stopped: {} games, {} recorded positions", std::process::id(), p.games, p.positions))?;
+    Ok(p)
+}
+

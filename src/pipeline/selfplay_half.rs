@@ -1,0 +1,136 @@
+//! The self-play half of a run: serves the newest generation, follows newly published ones and
+//! writes shards into the run's `selfplay/`.
+//!
+//! Phases: [`wait_for_generation`] (a self-play process may start before its trainer), then one
+//! inference server with two threads around it: [`follow_generations`] hands each newly
+//! published generation to the server, and [`run_selfplay`] plays games into a [`ShardSink`].
+
+use super::generations::list_shards_or_empty;
+use super::stop::{Stop, StopWhen};
+use super::{bar, config::RunConfig};
+use anyhow::{Context, Result};
+use indicatif::MultiProgress;
+use renju_selfplay::selfplay::{run_selfplay, Progress, ShardSink};
+use renju_selfplay::server::{InferenceServer, ServerHandle};
+use renju_trainer::{ModelEvaluator, RunDir};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Self-play half: serves the newest generation, follows newly published ones, writes shards.
+/// Returns the self-play totals when `stop` is set (or `when` is reached).
+pub fn selfplay_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop, multi: &MultiProgress) -> Result<Progress> {
+    let device = cfg.training.device.resolve()?;
+    let (gen, dir) = wait_for_generation(run, stop)?.context("stopped before any generation was published")?;
+    let evaluator = ModelEvaluator::load(&dir, device)?;
+    let server = InferenceServer::spawn(Box::new(evaluator), gen as i64, cfg.server.clone());
+    let handle = server.handle();
+    let current = AtomicI64::new(gen as i64);
+    let t0 = Instant::now();
+    let pb = bar(multi, "{spinner} self-play  {msg}");
+    let result = std::thread::scope(|scope| -> Result<Progress> {
+        let watcher = {
+            let (handle, current) = (handle.clone(), &current);
+            let poll = Duration::from_millis(cfg.pipeline.model_poll_ms.max(10));
+            scope.spawn(move || follow_generations(run, &handle, current, poll, device, stop))
+        };
+        let mut sp = cfg.selfplay.clone();
+        // A resumed run must not replay the games of the previous session.
+        sp.seed = sp.seed.wrapping_add(list_shards_or_empty(&run.selfplay())?.len() as u64 * 0x9E37_79B9);
+        let mut sink = ShardSink::new(
+            &run.selfplay(),
+            &sp,
+            &renju_selfplay::record::default_writer_id(&host_tag()),
+            cfg.pipeline.games_per_shard,
+        );
+        let mut on_progress = |p: &Progress| {
+            pb.set_message(progress_message(current.load(Ordering::SeqCst), p));
+            let timed_out = when.minutes.is_some_and(|m| t0.elapsed().as_secs_f64() > m * 60.0);
+            if timed_out {
+                stop.set();
+            }
+        };
+        let r = run_selfplay(&sp, &handle, when.games, stop.flag(), &mut sink, &mut on_progress);
+        // Whatever ended self-play ends the watcher too.
+        stop.set();
+        let w = watcher.join().map_err(|_| anyhow::anyhow!("the model watcher panicked"))?;
+        let progress = r?;
+        w?;
+        Ok(progress)
+    });
+    drop(handle);
+    server.join();
+    pb.finish();
+    result
+}
+
+/// Polls `models/` every `poll` until `stop` and hands each generation newer than `current` to
+/// the running server (`current` is updated to it).
+fn follow_generations(
+    run: &RunDir,
+    handle: &ServerHandle,
+    current: &AtomicI64,
+    poll: Duration,
+    device: tch::Device,
+    stop: &Stop,
+) -> Result<()> {
+    while !stop.is_set() {
+        std::thread::sleep(poll);
+        if let Some((g, dir)) = run.latest_generation()? {
+            if g as i64 > current.load(Ordering::SeqCst) {
+                let ev = ModelEvaluator::load(&dir, device)?;
+                handle.publish(Box::new(ev), g as i64)?;
+                current.store(g as i64, Ordering::SeqCst);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The self-play progress line: generation, games, positions, rates, W/D/L by player.
+fn progress_message(gen: i64, p: &Progress) -> String {
+    format!(
+        "gen {gen} | games {} | positions {} | {:.0} pos/s | {:.0} playouts/s | W/D/L first {}/{}/{}",
+        p.games,
+        p.positions,
+        p.positions as f64 / p.seconds.max(1e-9),
+        p.playouts as f64 / p.seconds.max(1e-9),
+        p.wins_first,
+        p.draws,
+        p.wins_second
+    )
+}
+
+/// This machine's host name, reduced to `[A-Za-z0-9]`, for shard names that stay unique when
+/// self-play processes on several machines share one run directory.
+fn host_tag() -> String {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default();
+    let tag: String = name.trim().chars().filter(|c| c.is_ascii_alphanumeric()).take(24).collect();
+    if tag.is_empty() {
+        "local".into()
+    } else {
+        tag
+    }
+}
+
+/// Waits until a generation is published (a self-play process may start before its trainer).
+fn wait_for_generation(run: &RunDir, stop: &Stop) -> Result<Option<(u64, PathBuf)>> {
+    let mut announced = false;
+    let started = Instant::now();
+    loop {
+        if let Some(found) = run.latest_generation()? {
+            return Ok(Some(found));
+        }
+        if stop.is_set() {
+            return Ok(None);
+        }
+        if !announced && started.elapsed() > Duration::from_secs(5) {
+            eprintln!("waiting for a trainer to publish generation 0 in {}", run.models().display());
+            announced = true;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}

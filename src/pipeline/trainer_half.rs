@@ -1,0 +1,181 @@
+//! The trainer half of a run: trains within the samples-per-new-sample budget and publishes
+//! generations.
+//!
+//! Phases of [`trainer_loop`], one method of [`TrainerLoop`] each: [`TrainerLoop::open`] (open or
+//! resume the trainer, recover missing `generations.jsonl` lines), [`TrainerLoop::train_round`]
+//! (refresh the replay window, then wait for samples or take steps up to the next due
+//! candidate), [`TrainerLoop::candidate`] (checkpoint, optional gate match, publish, log the
+//! generation) and [`TrainerLoop::close`] (final checkpoint).
+
+use super::gate::gate_candidate;
+use super::generations::{append_generation_line, recover_generation_lines, GenerationLine, GenerationTally};
+use super::stop::{Stop, StopWhen};
+use super::{bar, config::RunConfig};
+use anyhow::{Context, Result};
+use indicatif::{MultiProgress, ProgressBar};
+use renju_trainer::trainer::{TrainMetrics, Trainer};
+use renju_trainer::RunDir;
+use std::time::{Duration, Instant};
+
+/// Trainer half: trains within the samples-per-new-sample budget and publishes generations until
+/// `stop` is set or `when` is reached.
+pub fn trainer_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop, multi: &MultiProgress) -> Result<()> {
+    let mut tl = TrainerLoop::open(cfg, run, multi)?;
+    if when.generation.is_some_and(|g| tl.gen >= g) {
+        stop.set();
+    }
+    while !stop.is_set() {
+        if when.minutes.is_some_and(|m| tl.t0.elapsed().as_secs_f64() > m * 60.0) {
+            break;
+        }
+        if tl.trainer.step() < tl.due {
+            tl.train_round()?;
+        }
+        if tl.trainer.step() >= tl.due && tl.candidate()? && when.generation.is_some_and(|g| tl.gen >= g) {
+            break;
+        }
+    }
+    tl.close()
+}
+
+/// The state of the trainer half between its phases.
+struct TrainerLoop<'a> {
+    cfg: &'a RunConfig,
+    run: &'a RunDir,
+    multi: &'a MultiProgress,
+    trainer: Trainer,
+    pb: ProgressBar,
+    t0: Instant,
+    tally: GenerationTally,
+    /// Metrics of the latest training call (shown while waiting, logged per generation).
+    last: TrainMetrics,
+    waiting_since: Option<Instant>,
+    /// The newest published generation.
+    gen: u64,
+    /// The step at which the next candidate is due (later than `(gen + 1) * k` after rejections).
+    due: u64,
+}
+
+impl<'a> TrainerLoop<'a> {
+    /// Opens or resumes the run's trainer and recovers `generations.jsonl` lines a kill lost.
+    fn open(cfg: &'a RunConfig, run: &'a RunDir, multi: &'a MultiProgress) -> Result<TrainerLoop<'a>> {
+        let trainer = Trainer::open_or_resume(run, cfg.training.clone())
+            .with_context(|| format!("opening the trainer of {}", run.root.display()))?;
+        let gen = run.latest_generation()?.map_or(0, |(g, _)| g);
+        recover_generation_lines(run, gen)?;
+        run.note(&format!("trainer at step {} with generation {gen} published", trainer.step()))?;
+        Ok(TrainerLoop {
+            cfg,
+            run,
+            multi,
+            trainer,
+            pb: bar(multi, "{spinner} training   {msg}"),
+            t0: Instant::now(),
+            tally: GenerationTally::default(),
+            last: TrainMetrics::default(),
+            waiting_since: None,
+            gen,
+            due: (gen + 1) * cfg.pipeline.steps_per_generation,
+        })
+    }
+
+    /// Refreshes the replay window (reporting rejected shards), then either waits briefly for
+    /// self-play samples or takes up to `steps_per_round` steps, never past the due step.
+    fn train_round(&mut self) -> Result<()> {
+        let status = self.trainer.refresh_window()?;
+        for (path, err) in self.trainer.take_rejected_shards() {
+            let line = format!("rejected a shard (moved to {}): {err}", path.display());
+            eprintln!("{line}");
+            self.run.note(&line)?;
+        }
+        let allowed = self.trainer.steps_allowed();
+        let last = &self.last;
+        if allowed == 0 {
+            let since = *self.waiting_since.get_or_insert_with(Instant::now);
+            self.pb.set_message(format!(
+                "gen {} | step {} | waiting for self-play samples ({} so far, {:.0}s) | loss {:.3} (policy {:.3}, value {:.3})",
+                self.gen,
+                self.trainer.step(),
+                status.total_samples,
+                since.elapsed().as_secs_f64(),
+                last.loss,
+                last.policy_loss,
+                last.value_loss
+            ));
+            std::thread::sleep(Duration::from_millis(200));
+            return Ok(());
+        }
+        self.waiting_since = None;
+        let n = allowed.min(self.cfg.pipeline.steps_per_round).min(self.due - self.trainer.step());
+        self.last = self.trainer.train_steps(n)?;
+        let last = &self.last;
+        self.pb.set_message(format!(
+            "gen {} | step {} | loss {:.3} (policy {:.3}, value {:.3}) | lr {:.4} | {:.0} samples/s | window {}",
+            self.gen,
+            last.step,
+            last.loss,
+            last.policy_loss,
+            last.value_loss,
+            last.lr,
+            last.samples_per_sec,
+            status.window_samples
+        ));
+        Ok(())
+    }
+
+    /// The due candidate: checkpoint, gate it when configured, publish it and log the
+    /// generation. Returns whether a generation was published.
+    fn candidate(&mut self) -> Result<bool> {
+        self.trainer.checkpoint()?;
+        self.due = self.trainer.step() + self.cfg.pipeline.steps_per_generation;
+        if self.cfg.pipeline.gate {
+            let (pass, reason) = gate_candidate(self.cfg, self.run, &self.trainer, self.gen)?;
+            let verdict = if pass { "pass" } else { "rejected" };
+            self.run.note(&format!("gate at step {}: {verdict} ({reason})", self.trainer.step()))?;
+            if !pass {
+                return Ok(false);
+            }
+        }
+        self.gen = self.trainer.publish()?;
+        self.log_generation()?;
+        Ok(true)
+    }
+
+    /// Appends the just-published generation to `generations.jsonl` and `train.log` and shows it.
+    fn log_generation(&mut self) -> Result<()> {
+        let status = self.trainer.window_status();
+        let last = &self.last;
+        let line = GenerationLine {
+            generation: self.gen,
+            step: self.trainer.step(),
+            samples_trained: self.trainer.samples_trained(),
+            total_samples: status.total_samples,
+            window_samples: status.window_samples,
+            samples_by_generation: self.tally.update(&self.run.selfplay())?,
+            loss: last.loss,
+            policy_loss: last.policy_loss,
+            value_loss: last.value_loss,
+            minutes: self.t0.elapsed().as_secs_f64() / 60.0,
+        };
+        append_generation_line(self.run, &line)?;
+        let summary = format!(
+            "generation {} published at step {} | loss {:.4} (policy {:.4}, value {:.4}) | samples {} (window {}) | by generation {:?}",
+            self.gen, line.step, line.loss, line.policy_loss, line.value_loss, line.total_samples, line.window_samples, line.samples_by_generation
+        );
+        self.run.note(&summary)?;
+        if self.multi.is_hidden() {
+            eprintln!("{summary}");
+        } else {
+            self.multi.println(&summary).ok();
+        }
+        Ok(())
+    }
+
+    /// Writes the final checkpoint and notes where the trainer stopped.
+    fn close(mut self) -> Result<()> {
+        self.trainer.checkpoint()?;
+        self.run.note(&format!("trainer stopped at step {} (generation {})", self.trainer.step(), self.gen))?;
+        self.pb.finish();
+        Ok(())
+    }
+}

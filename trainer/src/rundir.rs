@@ -1,0 +1,106 @@
+//! The run directory (`runs/NAME/`): the one owner of its layout. Every part of the project that
+//! reads or writes a run (the trainer, the self-play half, the pipeline, the CLI) takes its paths
+//! from [`RunDir`] instead of joining names itself.
+//!
+//! Layout:
+//! - `config.toml`: the config the run was started with;
+//! - `selfplay/*.npz`: replay shards (`selfplay/rejected/` holds shards the window refused);
+//! - `models/gen-NNNNNN/`, `models/LATEST`: published generations ([`crate::model`]);
+//! - `checkpoints/step-NNNNNNNNN/`, `checkpoints/LATEST`: training state ([`crate::trainer`]);
+//! - `candidates/step-NNNNNNNNN/`: a gated candidate while its arena match runs;
+//! - `tensorboard/`: TensorBoard event files ([`crate::metrics`]);
+//! - `train.log`: notices and one summary line per generation; `generations.jsonl`: one JSON line
+//!   per generation.
+
+use crate::fsutil::append_line;
+use crate::model::{generation_dir_name, list_generations};
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+
+/// The paths of one run directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunDir {
+    /// The run directory itself.
+    pub root: PathBuf,
+}
+
+impl RunDir {
+    /// The run rooted at `root` (nothing is created).
+    pub fn new(root: &Path) -> RunDir {
+        RunDir { root: root.to_path_buf() }
+    }
+    /// `config.toml`: the config the run uses.
+    pub fn config(&self) -> PathBuf {
+        self.root.join("config.toml")
+    }
+    /// `selfplay/`: replay shards.
+    pub fn selfplay(&self) -> PathBuf {
+        self.root.join("selfplay")
+    }
+    /// `models/`: published generations.
+    pub fn models(&self) -> PathBuf {
+        self.root.join("models")
+    }
+    /// `checkpoints/`: training state for resuming.
+    pub fn checkpoints(&self) -> PathBuf {
+        self.root.join("checkpoints")
+    }
+    /// `candidates/`: models written for a gate match.
+    pub fn candidates(&self) -> PathBuf {
+        self.root.join("candidates")
+    }
+    /// `tensorboard/`: event files.
+    pub fn tensorboard(&self) -> PathBuf {
+        self.root.join("tensorboard")
+    }
+    /// `train.log`: one summary line per generation and the run's notices.
+    pub fn log(&self) -> PathBuf {
+        self.root.join("train.log")
+    }
+    /// `generations.jsonl`: one JSON line per published generation.
+    pub fn generations_log(&self) -> PathBuf {
+        self.root.join("generations.jsonl")
+    }
+
+    /// The newest published generation and its directory under `models/`, if any.
+    pub fn latest_generation(&self) -> Result<Option<(u64, PathBuf)>> {
+        let models = self.models();
+        Ok(list_generations(&models)?.last().map(|&g| (g, models.join(generation_dir_name(g)))))
+    }
+
+    /// The directory of generation `g` under `models/` (present or not).
+    pub fn generation(&self, g: u64) -> PathBuf {
+        self.models().join(generation_dir_name(g))
+    }
+
+    /// Appends a line to `train.log`, stamped with the UTC time (RFC 3339).
+    pub fn note(&self, line: &str) -> Result<()> {
+        let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now());
+        append_line(&self.log(), &format!("[{now}] {line}"))
+    }
+
+    /// Finds what a kill can leave half-written: `*.tmp` shards in `selfplay/` and temporary
+    /// generation or checkpoint directories. They are never read; this removes them and returns
+    /// what it removed, so the caller can report it.
+    pub fn sweep_partial_files(&self) -> Result<Vec<PathBuf>> {
+        let mut removed = Vec::new();
+        for dir in [self.selfplay(), self.models(), self.checkpoints()] {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for e in entries.flatten() {
+                let p = e.path();
+                let name = e.file_name().to_string_lossy().to_string();
+                let partial = name.ends_with(".tmp") || name.starts_with(".tmp") || name.contains(".tmp-");
+                if partial {
+                    if p.is_dir() {
+                        std::fs::remove_dir_all(&p).with_context(|| format!("removing {}", p.display()))?;
+                    } else {
+                        std::fs::remove_file(&p).with_context(|| format!("removing {}", p.display()))?;
+                    }
+                    removed.push(p);
+                }
+            }
+        }
+        removed.sort();
+        Ok(removed)
+    }
+}
