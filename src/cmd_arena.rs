@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use renju_arena::agent::PlayerSpec;
+use renju_arena::spec::PlayerSpec;
 use renju_arena::arena::{run_arena, ArenaConfig, OpeningMode};
 use renju_arena::sprt::{SprtConfig, SprtDecision};
 use renju_rules::{Protocol, Rule};

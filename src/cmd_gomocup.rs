@@ -4,8 +4,9 @@
 use std::time::Duration;
 
 use anyhow::Result;
-use renju_arena::agent::{EvaluatorSpec, MctsAgent, SearchSettings};
-use renju_arena::gomocup::{serve, Brain, BrainOptions, Chooser};
+use renju_arena::agent::{Agent, MctsAgent, SearchSettings};
+use renju_arena::gomocup::{serve, Brain, BrainOptions};
+use renju_arena::spec::EvaluatorSpec;
 
 use crate::cmd_arena::load_model;
 
@@ -32,7 +33,7 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
     anyhow::ensure!(args.playouts != Some(0), "--playouts must be at least 1");
     let spec = EvaluatorSpec::parse(&args.model);
     let batch = args.batch.max(1);
-    let factory = Box::new(move |size: usize| -> Result<Box<dyn Chooser>> {
+    let factory = Box::new(move |size: usize| -> Result<Box<dyn Agent>> {
         let eval = spec.build(size, &load_model)?;
         Ok(Box::new(MctsAgent::new(eval, SearchSettings { batch, ..Default::default() })))
     });

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use renju_arena::agent::EvaluatorSpec;
+use renju_arena::spec::EvaluatorSpec;
 use renju_arena::openings::{run_study, StudyConfig};
 use renju_rules::Protocol;
 

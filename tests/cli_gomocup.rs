@@ -1,61 +1,41 @@
 //! Runs `renju-zero gomocup --model heuristic` as a Gomocup manager would: a scripted game over
 //! stdin/stdout, malformed commands, and a renju position where the natural reply is forbidden.
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+use renju_arena::wire::{parse_xy, EngineProcess};
+use std::process::Stdio;
 use std::time::Duration;
 
+/// The brain under test, through the same line reader as the engine client
+/// ([`renju_arena::wire`]): MESSAGE / DEBUG lines (allowed anywhere) are skipped.
 struct Brain {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
+    process: EngineProcess,
 }
 
 impl Brain {
     fn start() -> Brain {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_renju-zero"))
-            .args(["gomocup", "--model", "heuristic", "--playouts", "24"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(stdout).lines() {
-                let Ok(l) = l else { break };
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
-        Brain { child, stdin, lines: rx }
+        let command: Vec<String> =
+            [env!("CARGO_BIN_EXE_renju-zero"), "gomocup", "--model", "heuristic", "--playouts", "24"].map(String::from).into();
+        Brain { process: EngineProcess::spawn(&command, Stdio::inherit()).unwrap() }
     }
     fn send(&mut self, text: &str) {
-        self.stdin.write_all(text.as_bytes()).unwrap();
-        self.stdin.write_all(b"\n").unwrap();
-        self.stdin.flush().unwrap();
+        self.process.send(&format!("{text}\n")).unwrap();
     }
-    /// The next answer line, skipping MESSAGE / DEBUG lines (the protocol allows them anywhere).
+    /// The next answer line.
     fn answer(&mut self) -> String {
-        loop {
-            let l = self.lines.recv_timeout(Duration::from_secs(60)).expect("the brain did not answer within 60 s");
-            if !(l.starts_with("MESSAGE") || l.starts_with("DEBUG")) {
-                return l;
-            }
-        }
+        self.process.next_line(Duration::from_secs(60)).expect("the brain did not answer within 60 s")
     }
     fn ask(&mut self, text: &str) -> String {
         self.send(text);
         self.answer()
     }
+    /// Waits for the brain to exit (after END) and checks it exited cleanly.
+    fn exits_cleanly(&mut self) {
+        assert!(self.process.wait().unwrap().success());
+    }
 }
 
 /// Parses `x,y` and checks it lies on a 15x15 board.
 fn point(answer: &str) -> (i64, i64) {
-    let (x, y) = answer.split_once(',').unwrap_or_else(|| panic!("'{answer}' is not x,y"));
-    let p = (x.parse::<i64>().unwrap(), y.parse::<i64>().unwrap());
+    let p = parse_xy(answer).unwrap_or_else(|e| panic!("'{answer}': {e}"));
     assert!((0..15).contains(&p.0) && (0..15).contains(&p.1), "{answer} is off the board");
     p
 }
@@ -98,8 +78,7 @@ fn plays_a_scripted_game_and_survives_malformed_commands() {
     let a = b.ask(&format!("TURN {x},0"));
     point(&a);
     b.send("END");
-    let status = b.child.wait().unwrap();
-    assert!(status.success());
+    b.exits_cleanly();
 }
 
 #[test]
@@ -122,7 +101,7 @@ fn never_sends_a_forbidden_black_move_under_renju() {
     let taken = [(5, 7), (8, 6), (6, 7), (9, 5), (7, 9), (10, 4), (7, 8), (11, 3), (12, 2), (0, 14)];
     assert!(!taken.contains(&p), "{a} is occupied");
     b.send("END");
-    assert!(b.child.wait().unwrap().success());
+    b.exits_cleanly();
 }
 
 #[test]
@@ -138,5 +117,5 @@ fn swap2_answers_stones_or_swap() {
     let a = b.ask("SWAP2BOARD\n7,7\n8,7\n9,9\n8,8\n8,6\nDONE");
     assert!(a == "SWAP" || !matches!(point(&a), (7, 7) | (8, 7) | (9, 9) | (8, 8) | (8, 6)), "{a}");
     b.send("END");
-    assert!(b.child.wait().unwrap().success());
+    b.exits_cleanly();
 }

@@ -1,23 +1,18 @@
-//! Players: the [`Agent`] trait, player specs (`model:DIR,playouts=200`, `heuristic`,
-//! `uniform`, `engine:"CMD"`), and the search agent [`MctsAgent`] over any
-//! [`Evaluator`](renju_selfplay::eval::Evaluator).
-//!
-//! This crate never loads a network itself: a `model:` spec is turned into an evaluator by the
-//! caller's [`EvaluatorLoader`] (the CLI passes one that loads a `renju_trainer::ModelEvaluator`).
+//! Players: the [`Agent`] trait (the one player abstraction: arena players, the Gomocup brain's
+//! thinking, external engines) and the search agent [`MctsAgent`] over any
+//! [`Evaluator`](renju_selfplay::eval::Evaluator). Player specs and building agents from them
+//! are [`crate::spec`]'s.
 
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{ensure, Context, Result};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use renju_rules::{Action, Game};
 use renju_selfplay::action::{action_from_index, action_space_size};
 use renju_selfplay::encode::{encode, NUM_GLOBALS, NUM_PLANES};
-use renju_selfplay::eval::{Evaluator, HeuristicEvaluator, UniformEvaluator};
+use renju_selfplay::eval::Evaluator;
 use renju_selfplay::mcts::{search_with, Mcts, SearchConfig};
-
-use crate::engine::EngineAgent;
 
 /// What an agent decided, with its own estimate.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,60 +25,27 @@ pub struct Choice {
     pub playouts: u64,
 }
 
-/// A player in a game: anything that picks the deciding player's action.
+/// A player in a game: anything that picks the deciding player's action. The one player
+/// abstraction of the crate: arena players, the Gomocup brain's thinking ([`crate::gomocup`])
+/// and external engines ([`crate::engine`]) all implement it.
 pub trait Agent: Send {
     /// A new game begins; `seed` seeds any randomness of this game (reproducible arenas).
     fn new_game(&mut self, seed: u64) -> Result<()>;
-    /// Choose an action for [`Game::to_decide`] in `game` (which is not over). Errors mean the
-    /// agent failed (an engine crashed or answered nonsense); the arena scores that as a loss.
+    /// Choose an action for [`Game::to_decide`] in `game` (which is not over) within the agent's
+    /// own limit. Errors mean the agent failed (an engine crashed or answered nonsense); the
+    /// arena scores that as a loss.
     fn choose(&mut self, game: &Game) -> Result<Choice>;
-}
-
-/// Builds a network evaluator for a `model:` spec: `(model directory, board size)`.
-pub type EvaluatorLoader<'a> = dyn Fn(&Path, usize) -> Result<Box<dyn Evaluator>> + Sync + 'a;
-
-/// A loader that refuses every model (for callers without torch, and tests).
-pub fn no_models(dir: &Path, _size: usize) -> Result<Box<dyn Evaluator>> {
-    bail!("cannot load model {}: this program was built without a model loader", dir.display())
-}
-
-/// Which evaluator a search player uses.
-#[derive(Clone, Debug, PartialEq)]
-pub enum EvaluatorSpec {
-    /// `uniform`: zero logits, value 0 ([`UniformEvaluator`]).
-    Uniform,
-    /// `heuristic`: pattern priors and threat value ([`HeuristicEvaluator`]).
-    Heuristic,
-    /// `model:DIR`: a published generation (or a models directory with `LATEST`).
-    Model(PathBuf),
-}
-
-impl EvaluatorSpec {
-    /// Parses `uniform`, `heuristic`, `model:DIR` or a bare directory path.
-    pub fn parse(s: &str) -> EvaluatorSpec {
-        match s.trim() {
-            "uniform" => EvaluatorSpec::Uniform,
-            "heuristic" => EvaluatorSpec::Heuristic,
-            t => EvaluatorSpec::Model(PathBuf::from(t.strip_prefix("model:").unwrap_or(t))),
-        }
+    /// As [`Agent::choose`], within `limit` instead of the agent's own (the Gomocup brain's time
+    /// per move). Agents with a fixed budget ignore `limit`; the default is [`Agent::choose`].
+    fn choose_within(&mut self, game: &Game, limit: &SearchLimit) -> Result<Choice> {
+        let _ = limit;
+        self.choose(game)
     }
-    /// Builds the evaluator for boards of side `size`.
-    pub fn build(&self, size: usize, loader: &EvaluatorLoader) -> Result<Box<dyn Evaluator>> {
-        Ok(match self {
-            EvaluatorSpec::Uniform => Box::new(UniformEvaluator::new(size)),
-            EvaluatorSpec::Heuristic => Box::new(HeuristicEvaluator::new(size)),
-            EvaluatorSpec::Model(dir) => {
-                let e = loader(dir, size).with_context(|| format!("loading model {}", dir.display()))?;
-                ensure!(
-                    e.board_size() == size,
-                    "model {} is for {}x{} boards, but the games are {size}x{size}",
-                    dir.display(),
-                    e.board_size(),
-                    e.board_size()
-                );
-                e
-            }
-        })
+    /// A cheap value (win - loss in `[-1, 1]`) for the deciding player of `game`, or `None` for
+    /// agents without an evaluator (the default).
+    fn value(&mut self, game: &Game) -> Result<Option<f32>> {
+        let _ = game;
+        Ok(None)
     }
 }
 
@@ -117,136 +79,6 @@ pub struct SearchSettings {
 impl Default for SearchSettings {
     fn default() -> Self {
         SearchSettings { limit: SearchLimit::default(), batch: 8, explore: 0, config: SearchConfig::default() }
-    }
-}
-
-/// What kind of player a spec describes.
-#[derive(Clone, Debug, PartialEq)]
-pub enum PlayerKind {
-    /// PUCT search over an evaluator.
-    Search { eval: EvaluatorSpec, settings: SearchSettings },
-    /// An external program speaking the Gomocup protocol; `time` is its per-move limit.
-    Engine { command: Vec<String>, time: Duration },
-}
-
-/// A named player: `NAME=SPEC` on the command line.
-///
-/// SPEC grammar: `KIND[,key=value]...` with KIND one of `model:DIR`, `heuristic`, `uniform`,
-/// `engine:"CMD ARGS"` (the command is split like a shell would, see the `shlex` crate; quotes
-/// are needed when it contains commas). Keys for search players: `playouts=N`, `time=SECONDS`,
-/// `batch=B`, `explore=K`, `cpuct=C`; for engines: `time=SECONDS` (default 5). With neither
-/// `playouts` nor `time` a search player uses 200 playouts.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PlayerSpec {
-    pub name: String,
-    pub kind: PlayerKind,
-    /// The spec text as given (for reports).
-    pub text: String,
-}
-
-impl PlayerSpec {
-    /// Parses `NAME=SPEC`. Errors name the offending part.
-    pub fn parse_named(s: &str) -> Result<PlayerSpec> {
-        let Some((name, spec)) = s.split_once('=') else {
-            bail!("player '{s}': expected NAME=SPEC, e.g. 'gen3=model:runs/quick/models/gen-000003,playouts=200'");
-        };
-        let name = name.trim();
-        ensure!(!name.is_empty(), "player '{s}': the name before '=' is empty");
-        ensure!(
-            name.chars().all(|c| c.is_alphanumeric() || "-_.".contains(c)),
-            "player '{s}': name '{name}' may only hold letters, digits, '-', '_' and '.'"
-        );
-        PlayerSpec::parse(name, spec)
-    }
-
-    /// Parses SPEC (see the type docs) for a player called `name`.
-    pub fn parse(name: &str, spec: &str) -> Result<PlayerSpec> {
-        let t = spec.trim();
-        let (kind_text, rest) = if let Some(cmd) = t.strip_prefix("engine:") {
-            if let Some(q) = cmd.strip_prefix('"') {
-                let end = q.find('"').with_context(|| format!("player {name}: engine command '{cmd}' has no closing quote"))?;
-                (format!("engine:{}", &q[..end]), q[end + 1..].to_string())
-            } else {
-                let end = cmd.find(',').unwrap_or(cmd.len());
-                (format!("engine:{}", &cmd[..end]), cmd[end..].to_string())
-            }
-        } else {
-            let end = t.find(',').unwrap_or(t.len());
-            (t[..end].to_string(), t[end..].to_string())
-        };
-        let mut opts = Vec::new();
-        for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (k, v) = part
-                .split_once('=')
-                .with_context(|| format!("player {name}: option '{part}' is not key=value"))?;
-            opts.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
-        }
-        let num = |k: &str, v: &str| -> Result<f64> {
-            let x: f64 = v.parse().map_err(|_| anyhow::anyhow!("player {name}: {k}='{v}' is not a number"))?;
-            ensure!(x.is_finite() && x >= 0.0, "player {name}: {k}={v} must be a non-negative number");
-            Ok(x)
-        };
-        let kind = if let Some(cmd) = kind_text.strip_prefix("engine:") {
-            let command = shlex::split(cmd).with_context(|| format!("player {name}: cannot split engine command '{cmd}'"))?;
-            ensure!(!command.is_empty(), "player {name}: the engine command is empty");
-            let mut time = Duration::from_secs(5);
-            for (k, v) in &opts {
-                match k.as_str() {
-                    "time" => time = Duration::from_secs_f64(num(k, v)?),
-                    other => bail!("player {name}: unknown engine option '{other}' (engines take time=SECONDS)"),
-                }
-            }
-            PlayerKind::Engine { command, time }
-        } else {
-            let eval = match kind_text.as_str() {
-                "uniform" | "heuristic" => EvaluatorSpec::parse(&kind_text),
-                k if k.starts_with("model:") => {
-                    let dir = &k["model:".len()..];
-                    ensure!(!dir.is_empty(), "player {name}: 'model:' needs a directory");
-                    EvaluatorSpec::Model(PathBuf::from(dir))
-                }
-                other => bail!(
-                    "player {name}: unknown player kind '{other}' (expected model:DIR, heuristic, uniform or engine:\"CMD\")"
-                ),
-            };
-            let mut s = SearchSettings::default();
-            let (mut playouts, mut time) = (None, None);
-            for (k, v) in &opts {
-                match k.as_str() {
-                    "playouts" => {
-                        let p = num(k, v)?;
-                        ensure!(p >= 1.0 && p.fract() == 0.0, "player {name}: playouts={v} must be a whole number >= 1");
-                        playouts = Some(p as u64);
-                    }
-                    "time" => time = Some(Duration::from_secs_f64(num(k, v)?)),
-                    "batch" => {
-                        let b = num(k, v)?;
-                        ensure!(b >= 1.0 && b.fract() == 0.0, "player {name}: batch={v} must be a whole number >= 1");
-                        s.batch = b as usize;
-                    }
-                    "explore" => s.explore = num(k, v)? as usize,
-                    "cpuct" => s.config.c_puct = num(k, v)? as f32,
-                    other => bail!(
-                        "player {name}: unknown option '{other}' (search players take playouts, time, batch, explore, cpuct)"
-                    ),
-                }
-            }
-            if playouts.is_some() || time.is_some() {
-                s.limit = SearchLimit { playouts, time };
-            }
-            PlayerKind::Search { eval, settings: s }
-        };
-        Ok(PlayerSpec { name: name.to_string(), kind, text: spec.trim().to_string() })
-    }
-
-    /// Builds a fresh agent for games on `size` x `size` boards under `rule`.
-    pub fn build(&self, size: usize, rule: renju_rules::Rule, loader: &EvaluatorLoader) -> Result<Box<dyn Agent>> {
-        Ok(match &self.kind {
-            PlayerKind::Search { eval, settings } => Box::new(MctsAgent::new(eval.build(size, loader)?, settings.clone())),
-            PlayerKind::Engine { command, time } => Box::new(
-                EngineAgent::spawn(command, size, rule, *time).with_context(|| format!("starting engine of player {}", self.name))?,
-            ),
-        })
     }
 }
 
@@ -304,9 +136,19 @@ impl MctsAgent {
         }
         Ok(m)
     }
+}
 
+impl Agent for MctsAgent {
+    fn new_game(&mut self, seed: u64) -> Result<()> {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+        Ok(())
+    }
+    fn choose(&mut self, game: &Game) -> Result<Choice> {
+        let limit = self.settings.limit;
+        self.choose_within(game, &limit)
+    }
     /// Searches and picks an action (type docs) within `limit`.
-    pub fn choose_within(&mut self, game: &Game, limit: &SearchLimit) -> Result<Choice> {
+    fn choose_within(&mut self, game: &Game, limit: &SearchLimit) -> Result<Choice> {
         let m = self.search(game, limit)?;
         let size = game.board().size();
         let children = m.root_children();
@@ -335,16 +177,10 @@ impl MctsAgent {
         debug_assert!(action_space_size(size) > 0);
         Ok(Choice { action, value: Some(m.root_value()), playouts: m.root_visits() as u64 })
     }
-}
-
-impl Agent for MctsAgent {
-    fn new_game(&mut self, seed: u64) -> Result<()> {
-        self.rng = ChaCha8Rng::seed_from_u64(seed);
-        Ok(())
-    }
-    fn choose(&mut self, game: &Game) -> Result<Choice> {
-        let limit = self.settings.limit;
-        self.choose_within(game, &limit)
+    /// The value head's win - loss.
+    fn value(&mut self, game: &Game) -> Result<Option<f32>> {
+        let w = self.value_head(game)?;
+        Ok(Some(w[0] - w[2]))
     }
 }
 
@@ -353,48 +189,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_player_specs() {
-        let p = PlayerSpec::parse_named("g3=model:runs/quick/models/gen-000003,playouts=200").unwrap();
-        assert_eq!(p.name, "g3");
-        match &p.kind {
-            PlayerKind::Search { eval, settings } => {
-                assert_eq!(eval, &EvaluatorSpec::Model(PathBuf::from("runs/quick/models/gen-000003")));
-                assert_eq!(settings.limit, SearchLimit { playouts: Some(200), time: None });
-            }
-            k => panic!("{k:?}"),
-        }
-        let p = PlayerSpec::parse_named("h=heuristic,time=0.5,explore=4").unwrap();
-        match &p.kind {
-            PlayerKind::Search { eval, settings } => {
-                assert_eq!(eval, &EvaluatorSpec::Heuristic);
-                assert_eq!(settings.limit, SearchLimit { playouts: None, time: Some(Duration::from_millis(500)) });
-                assert_eq!(settings.explore, 4);
-            }
-            k => panic!("{k:?}"),
-        }
-        let p = PlayerSpec::parse_named(r#"e=engine:"./pbrain-x --flag a,b",time=2"#).unwrap();
-        assert_eq!(
-            p.kind,
-            PlayerKind::Engine { command: vec!["./pbrain-x".into(), "--flag".into(), "a,b".into()], time: Duration::from_secs(2) }
-        );
-        let p = PlayerSpec::parse_named("u=uniform").unwrap();
-        assert!(matches!(p.kind, PlayerKind::Search { eval: EvaluatorSpec::Uniform, .. }));
-    }
-
-    #[test]
-    fn bad_specs_name_the_problem() {
-        let e = |s: &str| PlayerSpec::parse_named(s).unwrap_err().to_string();
-        assert!(e("heuristic").contains("NAME=SPEC"));
-        assert!(e("a=magic").contains("unknown player kind 'magic'"));
-        assert!(e("a=heuristic,playouts=x").contains("playouts='x'"));
-        assert!(e("a=heuristic,depth=3").contains("unknown option 'depth'"));
-        assert!(e("a=heuristic,playouts").contains("not key=value"));
-        assert!(e(r#"a=engine:"x"#).contains("no closing quote"));
-        assert!(e("a=engine:x,playouts=3").contains("unknown engine option"));
-    }
-
-    #[test]
     fn search_agent_plays_a_legal_move_and_respects_the_playout_cap() {
+        use renju_selfplay::eval::HeuristicEvaluator;
         let mut g = Game::new(9, renju_rules::Rule::Renju, renju_rules::Protocol::Free { centre: true }, None).unwrap();
         let s = SearchSettings { limit: SearchLimit { playouts: Some(16), time: None }, ..Default::default() };
         let mut a = MctsAgent::new(Box::new(HeuristicEvaluator::new(9)), s);

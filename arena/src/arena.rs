@@ -21,7 +21,8 @@ use renju_rules::notation::format_point;
 use renju_rules::{Color, Game, Opening, Player, Protocol, Rule};
 use serde::{Deserialize, Serialize};
 
-use crate::agent::{Agent, EvaluatorLoader, PlayerSpec};
+use crate::agent::Agent;
+use crate::spec::{EvaluatorLoader, PlayerSpec};
 use crate::output::{csv_string, markdown_table, write_atomic};
 use crate::ratings::{fit, FitOptions, Rating, ResultMatrix};
 use crate::sprt::{SprtConfig, SprtStatus};
@@ -511,7 +512,7 @@ pub fn run_arena(
     if let OpeningMode::Protocol(p) = &cfg.openings {
         let plain = matches!(p, Protocol::Free { .. }) || matches!(p, Protocol::Designated { swap: false, offers: 0 | 1, opening: Some(_) });
         if !plain {
-            if let Some(e) = players.iter().find(|p| matches!(p.kind, crate::agent::PlayerKind::Engine { .. })) {
+            if let Some(e) = players.iter().find(|p| matches!(p.kind, crate::spec::PlayerKind::Engine { .. })) {
                 bail!("player {} is an engine, which can only place stones; protocol {p} has other decisions (use --openings rif26)", e.name);
             }
         }
@@ -539,7 +540,7 @@ pub fn run_arena(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::no_models;
+    use crate::spec::no_models;
 
     #[test]
     fn schedule_plays_each_opening_with_both_colours() {

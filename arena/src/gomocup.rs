@@ -2,12 +2,13 @@
 //! "Gomoku AI protocol", <https://plastovicka.github.io/protocl2en.htm>; SWAP2BOARD from the
 //! Gomocup 2020 tournament rules; YXBOARD / YXSHOWFORBID from Yixin's extensions).
 //!
-//! [`Brain`] is a state machine over commands; it thinks through an abstract [`Chooser`]
-//! (implemented by the search agent [`MctsAgent`]) and never sends a
-//! forbidden black move: the chooser's answer is checked against the rules crate's legal actions.
+//! [`Brain`] is a state machine over commands; it thinks through any [`Agent`] (the CLI gives it
+//! the search agent [`crate::agent::MctsAgent`]) and never sends a forbidden black move: the
+//! agent's answer is checked against the rules crate's legal actions. The wire format
+//! (coordinates, the rule bitmask) is [`crate::wire`]'s.
 //!
 //! Commands (case-insensitive) and answers:
-//! - `START n` → `OK`, or `ERROR` for sizes outside 7..=20 or the chooser's sizes.
+//! - `START n` → `OK`, or `ERROR` for sizes outside 7..=20 or the agent's sizes.
 //!   `RECTSTART w,h` → as `START w` when `w == h`, else `ERROR`.
 //! - `RESTART` → `OK` (empty board). `BEGIN` → our move on the empty board.
 //! - `TURN x,y` → records the opponent's stone, answers our move.
@@ -40,30 +41,12 @@ use anyhow::{bail, ensure, Context, Result};
 use renju_rules::board::{MAX_SIZE, MIN_SIZE};
 use renju_rules::{Action, Color, Game, Opening, Point, Protocol, Rule};
 
-use crate::agent::{Choice, MctsAgent, SearchLimit};
-use crate::engine::{from_protocol, to_protocol};
+use crate::agent::{Agent, Choice, SearchLimit};
+use crate::wire::{format_point, from_wire, parse_xy, rule_from_bits, to_wire, RULE_BIT_CARO};
 
-/// Something that picks moves: the brain's thinking, behind a trait so the protocol can be
-/// tested without search.
-pub trait Chooser {
-    /// The action for the deciding player of `game` (not over) within `limit`.
-    fn choose(&mut self, game: &Game, limit: &SearchLimit) -> Result<Choice>;
-    /// A cheap value (win - loss in `[-1, 1]`) for the deciding player of `game`.
-    fn value(&mut self, game: &Game) -> Result<f32>;
-}
-
-impl Chooser for MctsAgent {
-    fn choose(&mut self, game: &Game, limit: &SearchLimit) -> Result<Choice> {
-        self.choose_within(game, limit)
-    }
-    fn value(&mut self, game: &Game) -> Result<f32> {
-        let w = self.value_head(game)?;
-        Ok(w[0] - w[2])
-    }
-}
-
-/// Makes a chooser for a board size (errors for sizes it cannot play, e.g. a 15x15 model).
-pub type ChooserFactory = Box<dyn FnMut(usize) -> Result<Box<dyn Chooser>>>;
+/// Makes the brain's agent for a board size (errors for sizes it cannot play, e.g. a 15x15
+/// model).
+pub type AgentFactory = Box<dyn FnMut(usize) -> Result<Box<dyn Agent>>>;
 
 /// Brain settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,8 +74,8 @@ impl Default for BrainOptions {
 
 /// The protocol state machine (module docs).
 pub struct Brain {
-    factory: ChooserFactory,
-    chooser: Option<(usize, Box<dyn Chooser>)>,
+    factory: AgentFactory,
+    agent: Option<(usize, Box<dyn Agent>)>,
     opts: BrainOptions,
     size: Option<usize>,
     rule: Rule,
@@ -111,12 +94,12 @@ fn error(msg: impl std::fmt::Display) -> Vec<String> {
 }
 
 impl Brain {
-    /// A brain making choosers with `factory`. The rule is freestyle until `INFO rule` says
+    /// A brain making agents with `factory`. The rule is freestyle until `INFO rule` says
     /// otherwise (the protocol's default).
-    pub fn new(factory: ChooserFactory, opts: BrainOptions) -> Brain {
+    pub fn new(factory: AgentFactory, opts: BrainOptions) -> Brain {
         Brain {
             factory,
-            chooser: None,
+            agent: None,
             opts,
             size: None,
             rule: Rule::Freestyle,
@@ -223,9 +206,9 @@ impl Brain {
         if !(MIN_SIZE..=MAX_SIZE).contains(&n) {
             return error(format!("unsupported size {n} (this brain plays {MIN_SIZE}..={MAX_SIZE})"));
         }
-        if self.chooser.as_ref().map(|c| c.0) != Some(n) {
+        if self.agent.as_ref().map(|c| c.0) != Some(n) {
             match (self.factory)(n) {
-                Ok(c) => self.chooser = Some((n, c)),
+                Ok(c) => self.agent = Some((n, c)),
                 Err(e) => return error(format!("unsupported size {n}: {e:#}")),
             }
         }
@@ -243,30 +226,28 @@ impl Brain {
         let size = self.need_board()?;
         let mut g = Game::new(size, self.rule, Protocol::Free { centre: false }, None)?;
         for (k, &p) in moves.iter().enumerate() {
-            ensure!(!g.is_over(), "the game was already over before stone {} ({})", k + 1, coord(p, size));
-            g.apply(Action::Place(p)).map_err(|e| anyhow::anyhow!("stone {} at {}: {e}", k + 1, coord(p, size)))?;
+            ensure!(!g.is_over(), "the game was already over before stone {} ({})", k + 1, format_point(p, size));
+            g.apply(Action::Place(p)).map_err(|e| anyhow::anyhow!("stone {} at {}: {e}", k + 1, format_point(p, size)))?;
         }
         Ok(g)
     }
 
     fn parse_point(&self, text: &str) -> Result<Point> {
         let size = self.need_board()?;
-        let (x, y) = text.split_once(',').with_context(|| format!("expected x,y, got '{text}'"))?;
-        let x: i64 = x.trim().parse().map_err(|_| anyhow::anyhow!("x '{}' is not a number in '{text}'", x.trim()))?;
-        let y: i64 = y.trim().parse().map_err(|_| anyhow::anyhow!("y '{}' is not a number in '{text}'", y.trim()))?;
-        from_protocol(x, y, size).with_context(|| format!("{x},{y} is off the {size}x{size} board"))
+        let (x, y) = parse_xy(text)?;
+        from_wire(x, y, size).with_context(|| format!("{x},{y} is off the {size}x{size} board"))
     }
 
     fn turn(&mut self, arg: &str) -> Result<()> {
         let p = self.parse_point(arg).context("TURN")?;
         let size = self.need_board()?;
-        ensure!(!self.moves.contains(&p), "TURN {}: the point is occupied", coord(p, size));
+        ensure!(!self.moves.contains(&p), "TURN {}: the point is occupied", format_point(p, size));
         let mut moves = self.moves.clone();
         moves.push(p);
         let g = self.game_of(&moves)?;
         self.moves = moves;
         if let Some(o) = g.outcome() {
-            bail!("TURN {}: the game is over ({:?}, winner {:?})", coord(p, size), o.reason, o.winner_color);
+            bail!("TURN {}: the game is over ({:?}, winner {:?})", format_point(p, size), o.reason, o.winner_color);
         }
         Ok(())
     }
@@ -278,7 +259,7 @@ impl Brain {
             let parts: Vec<&str> = l.split(',').map(str::trim).collect();
             ensure!(parts.len() == 3, "line '{l}' is not x,y,field");
             let p = self.parse_point(&format!("{},{}", parts[0], parts[1]))?;
-            ensure!(!own.contains(&p) && !opp.contains(&p), "point {} is given twice", coord(p, size));
+            ensure!(!own.contains(&p) && !opp.contains(&p), "point {} is given twice", format_point(p, size));
             match parts[2] {
                 "1" => own.push(p),
                 "2" => opp.push(p),
@@ -318,14 +299,8 @@ impl Brain {
             "max_memory" => self.max_memory = Some(num()?),
             "rule" => {
                 let bits = num()?;
-                self.rule = if bits & 4 != 0 {
-                    Rule::Renju
-                } else if bits & 1 != 0 {
-                    Rule::Standard
-                } else {
-                    Rule::Freestyle
-                };
-                if bits & 8 != 0 {
+                self.rule = rule_from_bits(bits);
+                if bits & RULE_BIT_CARO != 0 {
                     return Ok(vec![format!("MESSAGE rule bit 8 (caro) is not supported; playing {:?}", self.rule)]);
                 }
             }
@@ -338,7 +313,7 @@ impl Brain {
     fn takeback(&mut self, arg: &str) -> Result<()> {
         let p = self.parse_point(arg).context("TAKEBACK")?;
         let size = self.need_board()?;
-        ensure!(self.moves.last() == Some(&p), "TAKEBACK {}: not the last stone", coord(p, size));
+        ensure!(self.moves.last() == Some(&p), "TAKEBACK {}: not the last stone", format_point(p, size));
         self.moves.pop();
         Ok(())
     }
@@ -349,7 +324,7 @@ impl Brain {
         let mut s = String::from("FORBID ");
         if self.rule == Rule::Renju && g.next_color() == Color::Black {
             for (p, _) in g.board().forbidden_points() {
-                let (x, y) = to_protocol(p, size);
+                let (x, y) = to_wire(p, size);
                 s += &format!("{x:02}{y:02}");
             }
         }
@@ -382,8 +357,8 @@ impl Brain {
     fn decide(&mut self, game: &Game) -> Result<(Action, Choice)> {
         let empty = game.board().size().pow(2) - game.board().stone_count();
         let limit = self.limit(empty);
-        let (_, chooser) = self.chooser.as_mut().context("no board yet: send START first")?;
-        let c = chooser.choose(game, &limit)?;
+        let (_, agent) = self.agent.as_mut().context("no board yet: send START first")?;
+        let c = agent.choose_within(game, &limit)?;
         let action = if game.is_legal(c.action) && matches!(c.action, Action::Place(_)) {
             c.action
         } else {
@@ -398,13 +373,13 @@ impl Brain {
             let game = self.game_of(&self.moves)?;
             ensure!(!game.is_over(), "the game is over");
             let (action, c) = self.decide(&game)?;
-            let Action::Place(p) = action else { bail!("the chooser did not place a stone") };
+            let Action::Place(p) = action else { bail!("the agent did not place a stone") };
             self.moves.push(p);
             let mut out = Vec::new();
             if let Some(v) = c.value {
                 out.push(format!("MESSAGE playouts {} value {v:+.3}", c.playouts));
             }
-            out.push(coord(p, size));
+            out.push(format_point(p, size));
             Ok(out)
         };
         run().unwrap_or_else(|e| error(format!("{e:#}")))
@@ -420,39 +395,36 @@ impl Brain {
                 for o in Opening::all() {
                     let st = o.stones(size);
                     let g = self.game_of(&st)?;
-                    let (_, ch) = self.chooser.as_mut().context("no chooser")?;
-                    let v = ch.value(&g)?.abs();
+                    let (_, ch) = self.agent.as_mut().context("no agent")?;
+                    let v = ch.value(&g)?.unwrap_or(0.0).abs();
                     if best.is_none_or(|b| v < b.0) {
                         best = Some((v, st));
                     }
                 }
                 let (_, st) = best.context("no opening")?;
                 self.moves = st.to_vec();
-                Ok(vec![st.iter().map(|&p| coord(p, size)).collect::<Vec<_>>().join(" ")])
+                Ok(vec![st.iter().map(|&p| format_point(p, size)).collect::<Vec<_>>().join(" ")])
             }
             3 | 5 => {
                 let g = self.game_of(&stones)?;
                 ensure!(!g.is_over(), "the position is already decided");
                 let (action, c) = self.decide(&g)?;
-                let v = c.value.map_or_else(|| self.chooser.as_mut().map_or(Ok(0.0), |(_, ch)| ch.value(&g)), Ok)?;
+                let v = match c.value {
+                    Some(v) => v,
+                    None => self.agent.as_mut().map_or(Ok(None), |(_, ch)| ch.value(&g))?.unwrap_or(0.0),
+                };
                 self.moves = stones;
                 if v < 0.0 {
                     Ok(vec![format!("MESSAGE White's value {v:+.3}: taking Black"), "SWAP".into()])
                 } else {
                     let Action::Place(p) = action else { bail!("no stone chosen") };
                     self.moves.push(p);
-                    Ok(vec![format!("MESSAGE White's value {v:+.3}: keeping White"), coord(p, size)])
+                    Ok(vec![format!("MESSAGE White's value {v:+.3}: keeping White"), format_point(p, size)])
                 }
             }
             n => bail!("expected 0, 3 or 5 stones, got {n}"),
         }
     }
-}
-
-/// `x,y` in protocol coordinates.
-fn coord(p: Point, size: usize) -> String {
-    let (x, y) = to_protocol(p, size);
-    format!("{x},{y}")
 }
 
 /// Lines up to (not including) `DONE`; blank lines skipped.
@@ -492,8 +464,11 @@ mod tests {
     /// Returns the first forbidden black point if there is one (to prove the brain refuses it),
     /// else the empty point nearest the centre.
     struct Naughty;
-    impl Chooser for Naughty {
-        fn choose(&mut self, game: &Game, _limit: &SearchLimit) -> Result<Choice> {
+    impl Agent for Naughty {
+        fn new_game(&mut self, _seed: u64) -> Result<()> {
+            Ok(())
+        }
+        fn choose(&mut self, game: &Game) -> Result<Choice> {
             let b = game.board();
             let n = b.size();
             let action = if let Some((p, _)) = b.forbidden_points().first().filter(|_| game.next_color() == Color::Black) {
@@ -506,13 +481,13 @@ mod tests {
             };
             Ok(Choice { action, value: Some(0.5), playouts: 1 })
         }
-        fn value(&mut self, game: &Game) -> Result<f32> {
-            Ok(if game.board().stones()[2].0.y > game.board().stones()[0].0.y { 0.1 } else { 0.5 })
+        fn value(&mut self, game: &Game) -> Result<Option<f32>> {
+            Ok(Some(if game.board().stones()[2].0.y > game.board().stones()[0].0.y { 0.1 } else { 0.5 }))
         }
     }
 
     fn brain() -> Brain {
-        Brain::new(Box::new(|_| Ok(Box::new(Naughty) as Box<dyn Chooser>)), BrainOptions::default())
+        Brain::new(Box::new(|_| Ok(Box::new(Naughty) as Box<dyn Agent>)), BrainOptions::default())
     }
 
     fn run(b: &mut Brain, script: &str) -> Vec<String> {
@@ -553,7 +528,7 @@ mod tests {
         let out = run(&mut b, script);
         assert_eq!(out[0], "OK");
         assert_eq!(out[1], "FORBID 0707.");
-        assert_ne!(out[2], "7,7", "the chooser proposed the forbidden h8; the brain must refuse it");
+        assert_ne!(out[2], "7,7", "the agent proposed the forbidden h8; the brain must refuse it");
         assert!(!out[2].starts_with("ERROR"), "{out:?}");
         assert_eq!(b.rule(), Rule::Renju);
         // Under freestyle the same point is fine and nothing is forbidden.
@@ -579,13 +554,13 @@ mod tests {
         let mut b = brain();
         let out = run(&mut b, "START 15\nSWAP2BOARD\nDONE\nSWAP2BOARD\n7,7\n7,6\n8,6\nDONE\nSWAP2BOARD\n7,7\nDONE\n");
         // Three stones: black, white, black, of an opening whose value is smallest (the fake
-        // chooser gives 0.1 when stone 3 is above stone 1 in rules rows, i.e. lower protocol y).
+        // agent gives 0.1 when stone 3 is above stone 1 in rules rows, i.e. lower protocol y).
         let st: Vec<&str> = out[1].split(' ').collect();
         assert_eq!(st.len(), 3);
         assert_eq!(st[0], "7,7");
         let y3: i64 = st[2].split(',').nth(1).unwrap().parse().unwrap();
         assert!(y3 < 7, "{out:?}");
-        // Value 0.5 for White (from the chooser's choice): keep White and play a stone.
+        // Value 0.5 for White (from the agent's choice): keep White and play a stone.
         assert!(out[2].contains(','), "{out:?}");
         assert!(out[3].starts_with("ERROR") && out[3].contains("0, 3 or 5"));
     }

@@ -1,8 +1,10 @@
 //! `renju-arena`: evaluation and research for renju-zero (no torch).
 //!
-//! - [`agent`]: players ([`agent::Agent`]): PUCT search over any `Evaluator`, external engines;
-//!   player specs such as `model:DIR,playouts=200`.
-//! - [`engine`]: an external engine driven through the Gomocup (Piskvork) protocol.
+//! - [`agent`]: the one player trait ([`agent::Agent`]) and PUCT search over any `Evaluator`.
+//! - [`spec`]: player specs such as `model:DIR,playouts=200` and building agents from them.
+//! - [`engine`]: an external engine as an agent, driven through the Gomocup (Piskvork) protocol.
+//! - [`wire`]: the Gomocup wire format (coordinates, the rule bitmask, the line reader of an
+//!   engine process), shared by the brain, the engine client and test harnesses.
 //! - [`arena`]: matches between players (`renju-zero arena`): the 26 RIF openings with both
 //!   colours or a full opening protocol, parallel games, records, W/D/L per pair.
 //! - [`ratings`]: Bradley–Terry maximum-likelihood ratings (Elo scale) with 95% intervals.
@@ -10,7 +12,7 @@
 //! - [`gate`]: the publication gate the training pipeline can call (off by default).
 //! - [`openings`]: the opening-balance study (`renju-zero openings`).
 //! - [`gomocup`]: the Gomocup brain (`renju-zero gomocup`): protocol parser and state machine
-//!   over an abstract move chooser.
+//!   over any agent.
 //! - [`stats`]: Wilson intervals, Spearman correlation, W/D/L tallies.
 //! - [`output`]: CSV / markdown / SVG helpers and crash-safe file writing.
 
@@ -22,5 +24,7 @@ pub mod gomocup;
 pub mod openings;
 pub mod output;
 pub mod ratings;
+pub mod spec;
 pub mod sprt;
 pub mod stats;
+pub mod wire;

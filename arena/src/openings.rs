@@ -29,7 +29,8 @@ use renju_rules::notation::{format_point, parse_point};
 use renju_rules::{Action, DecisionKind, Game, Opening, Player, Protocol, Rule};
 use serde::Serialize;
 
-use crate::agent::{EvaluatorLoader, EvaluatorSpec, MctsAgent, PlayerKind, PlayerSpec, SearchLimit, SearchSettings};
+use crate::agent::{MctsAgent, SearchLimit, SearchSettings};
+use crate::spec::{EvaluatorLoader, EvaluatorSpec, PlayerKind, PlayerSpec};
 use crate::arena::{game_seed, run_jobs, ArenaConfig, GameRecord, Job};
 use crate::output::{csv_string, markdown_table, write_atomic, xml_escape};
 use crate::stats::{spearman, Wdl};
@@ -506,7 +507,7 @@ impl StudyResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::no_models;
+    use crate::spec::no_models;
 
     #[test]
     fn every_published_assessment_has_an_ordinal() {

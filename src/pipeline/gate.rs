@@ -10,7 +10,7 @@ use std::path::Path;
 /// [`super::config::PipelineConfig::gate`]). The candidate is written to
 /// `candidates/step-N/` (a model directory like a generation's) so the arena can load it.
 pub(crate) fn gate_candidate(cfg: &RunConfig, run: &RunDir, trainer: &Trainer, incumbent: u64) -> Result<(bool, String)> {
-    use renju_arena::agent::PlayerSpec;
+    use renju_arena::spec::PlayerSpec;
     use renju_arena::gate::{gate, GateConfig};
     let candidates = run.candidates();
     let dir = candidates.join(format!("step-{:09}", trainer.step()));

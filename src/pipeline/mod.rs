@@ -26,6 +26,7 @@
 pub mod config;
 mod gate;
 mod generations;
+mod progress;
 mod selfplay_half;
 pub mod stop;
 mod trainer_half;
@@ -37,17 +38,8 @@ pub use stop::{Stop, StopWhen};
 pub use trainer_half::trainer_loop;
 
 use anyhow::Result;
-use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use indicatif::MultiProgress;
 use renju_selfplay::selfplay::Progress;
-use std::time::Duration;
-
-/// A spinner line of `multi` with the given indicatif template.
-fn bar(multi: &MultiProgress, template: &str) -> ProgressBar {
-    let pb = multi.add(ProgressBar::new_spinner());
-    pb.set_style(ProgressStyle::with_template(template).expect("valid template"));
-    pb.enable_steady_tick(Duration::from_millis(250));
-    pb
-}
 
 /// Reports and removes what a kill may have left half-written.
 fn sweep(run: &RunDir) -> Result<()> {

@@ -7,7 +7,8 @@
 
 use super::generations::list_shards_or_empty;
 use super::stop::{Stop, StopWhen};
-use super::{bar, config::RunConfig};
+use super::config::RunConfig;
+use super::progress::bar;
 use anyhow::{Context, Result};
 use indicatif::MultiProgress;
 use renju_selfplay::selfplay::{run_selfplay, Progress, ShardSink};

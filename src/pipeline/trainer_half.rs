@@ -10,7 +10,8 @@
 use super::gate::gate_candidate;
 use super::generations::{append_generation_line, recover_generation_lines, GenerationLine, GenerationTally};
 use super::stop::{Stop, StopWhen};
-use super::{bar, config::RunConfig};
+use super::config::RunConfig;
+use super::progress::bar;
 use anyhow::{Context, Result};
 use indicatif::{MultiProgress, ProgressBar};
 use renju_trainer::trainer::{TrainMetrics, Trainer};
