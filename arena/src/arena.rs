@@ -23,7 +23,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::Agent;
 use crate::spec::{EvaluatorLoader, PlayerSpec};
-use crate::output::{csv_string, markdown_table, write_atomic};
+use crate::output::{csv_string, markdown_table};
+use renju_fs::write_atomic;
 use crate::ratings::{fit, FitOptions, Rating, ResultMatrix};
 use crate::sprt::{SprtConfig, SprtStatus};
 use crate::stats::Wdl;

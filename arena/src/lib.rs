@@ -14,7 +14,7 @@
 //! - [`gomocup`]: the Gomocup brain (`renju-zero gomocup`): protocol parser and state machine
 //!   over any agent.
 //! - [`stats`]: Wilson intervals, Spearman correlation, W/D/L tallies.
-//! - [`output`]: CSV / markdown / SVG helpers and crash-safe file writing.
+//! - [`output`]: CSV / markdown / SVG helpers (files go through `renju_fs`).
 
 pub mod agent;
 pub mod arena;

@@ -32,7 +32,8 @@ use serde::Serialize;
 use crate::agent::{MctsAgent, SearchLimit, SearchSettings};
 use crate::spec::{EvaluatorLoader, EvaluatorSpec, PlayerKind, PlayerSpec};
 use crate::arena::{game_seed, run_jobs, ArenaConfig, GameRecord, Job};
-use crate::output::{csv_string, markdown_table, write_atomic, xml_escape};
+use crate::output::{csv_string, markdown_table, xml_escape};
+use renju_fs::write_atomic;
 use crate::stats::{spearman, Wdl};
 
 /// Study settings.

@@ -1,21 +1,7 @@
-//! Output helpers: crash-safe writes (temporary file + rename), CSV to a string, markdown tables.
-
-use std::path::Path;
+//! Output helpers: CSV to a string, markdown tables, XML escaping. Files are written through
+//! the crash-safe layer `renju_fs`.
 
 use anyhow::{Context, Result};
-
-/// Writes `bytes` to `path` through `<path>.tmp` and a rename (atomic on one file system), so
-/// readers never see a half-written file. Creates the parent directory. Errors name the file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating directory {}", dir.display()))?;
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
-}
 
 /// Serialises `rows` (records implementing `serde::Serialize`, with a header from the field
 /// names) as CSV text.
@@ -58,14 +44,5 @@ mod tests {
         }
         let c = csv_string(&[R { a: 1, b: "x,y".into() }]).unwrap();
         assert_eq!(c, "a,b\n1,\"x,y\"\n");
-    }
-
-    #[test]
-    fn atomic_write_leaves_no_temp() {
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("sub/f.txt");
-        write_atomic(&p, b"hi").unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "hi");
-        assert!(!d.path().join("sub/f.txt.tmp").exists());
     }
 }

@@ -11,7 +11,7 @@
 //! | `game_index` | i64 | [N] | index into `meta.games` |
 //! | `meta` | u8 | [bytes] | UTF-8 JSON [`ShardMeta`] |
 //!
-//! [`ShardWriter::write`] writes `<dir>/<name>.npz.tmp` and renames it to `<dir>/<name>.npz`;
+//! [`ShardWriter::write`] writes `<dir>/<name>.npz.tmp`, fsyncs it and renames it to `<dir>/<name>.npz`;
 //! names are `sp-<writer id>-<unix ms>-<sequence>.npz`, unique per writer, so several processes
 //! (with distinct writer ids) can write into one directory. [`read_shard`] validates every array's
 //! dtype and shape against the metadata and names the file in every error.
@@ -182,10 +182,10 @@ impl ShardWriter {
     pub fn games(&self) -> usize {
         self.meta.games.len()
     }
-    /// Write the shard into `dir` (created if missing) as `sp-<writer>-<ms>-<seq>.npz` via a
-    /// `.tmp` file and a rename; returns the final path. The writer is emptied.
+    /// Write the shard into `dir` (created if missing) as `sp-<writer>-<ms>-<seq>.npz` through
+    /// the crash-safe layer (`renju_fs::write_atomic_with`: a `.tmp` file, fsync, rename); returns
+    /// the final path. The writer is emptied.
     pub fn write(&mut self, dir: &Path) -> Result<PathBuf> {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating shard directory {}", dir.display()))?;
         let ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis())
@@ -193,9 +193,7 @@ impl ShardWriter {
         let seq = SHARD_SEQ.fetch_add(1, Ordering::Relaxed);
         let name = format!("sp-{}-{ms}-{seq:06}.npz", self.meta.writer_id);
         let path = dir.join(&name);
-        let tmp = dir.join(format!("{name}.tmp"));
-        self.write_to(&tmp).with_context(|| format!("writing shard {}", tmp.display()))?;
-        std::fs::rename(&tmp, &path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
+        renju_fs::write_atomic_with(&path, |tmp| self.write_to(tmp)).with_context(|| format!("writing shard {}", path.display()))?;
         self.positions.clear();
         self.meta.games.clear();
         Ok(path)
@@ -234,7 +232,7 @@ impl ShardWriter {
         npz.add_array("game_index", &game_index)?;
         npz.add_array("meta", &meta)?;
         let w = npz.finish()?;
-        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        w.into_inner().map_err(|e| e.into_error())?;
         Ok(())
     }
 }

@@ -16,7 +16,7 @@ use renju_rules::{Protocol, Rule};
 use renju_selfplay::selfplay::SelfplayConfig;
 use renju_selfplay::server::ServerConfig;
 use renju_trainer::config::TrainerConfig;
-use renju_trainer::fsutil::write_atomic;
+use renju_fs::write_atomic;
 use renju_trainer::RunDir;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

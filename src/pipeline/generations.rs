@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result};
 use renju_selfplay::record::{list_shards, read_shard};
-use renju_trainer::fsutil::append_line;
+use renju_fs::append_line;
 use renju_trainer::RunDir;
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -1,6 +1,6 @@
 //! Exporting a published model to a single file (`renju-zero export`).
 
-use crate::fsutil::write_atomic_with;
+use renju_fs::write_atomic_with;
 use crate::model::{load_model, trace_torchscript};
 use anyhow::{ensure, Context, Result};
 use std::path::Path;

@@ -14,7 +14,6 @@
 
 pub mod config;
 pub mod export;
-pub mod fsutil;
 pub mod metrics;
 pub mod model;
 pub mod net;

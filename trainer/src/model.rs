@@ -16,7 +16,7 @@
 //! generation is never replaced.
 
 use crate::config::NetConfig;
-use crate::fsutil::{rename_dir_no_replace, write_atomic};
+use renju_fs::{publish_dir, write_atomic};
 use crate::net::{Net, NetShape};
 use anyhow::{bail, ensure, Context, Result};
 use renju_rules::Rule;
@@ -269,7 +269,7 @@ pub fn publish_model(models_dir: &Path, vs: &nn::VarStore, config: &ModelConfig)
         std::fs::remove_dir_all(&tmp).with_context(|| format!("removing stale {}", tmp.display()))?;
     }
     std::fs::create_dir(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-    let res = write_model_files(&tmp, vs, config).and_then(|_| rename_dir_no_replace(&tmp, &dest));
+    let res = write_model_files(&tmp, vs, config).and_then(|_| publish_dir(&tmp, &dest));
     if let Err(e) = res {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e.context(format!("publishing generation {}", config.generation)));

@@ -12,7 +12,7 @@
 //! - `train.log`: notices and one summary line per generation; `generations.jsonl`: one JSON line
 //!   per generation.
 
-use crate::fsutil::append_line;
+use renju_fs::append_line;
 use crate::model::{generation_dir_name, list_generations};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};

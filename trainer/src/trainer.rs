@@ -19,7 +19,7 @@
 //! same losses.
 
 use crate::config::TrainerConfig;
-use crate::fsutil::{rename_dir_no_replace, write_atomic};
+use renju_fs::{publish_dir, write_atomic};
 use crate::metrics::{MetricsSink, NullSink, TensorBoardSink};
 use crate::model::{list_generations, load_weights, publish_model, ModelConfig, LATEST_FILE, WEIGHTS_FILE};
 use crate::net::{is_decayed, Net, NetShape};
@@ -392,7 +392,7 @@ impl Trainer {
                 encoder_version: renju_selfplay::encode::ENCODER_VERSION,
             };
             write_atomic(&tmp.join(STATE_FILE), serde_json::to_string_pretty(&state)?.as_bytes())?;
-            rename_dir_no_replace(&tmp, &dest)?;
+            publish_dir(&tmp, &dest)?;
         }
         write_atomic(&root.join(LATEST_FILE), format!("{name}\n").as_bytes())?;
         // Prune old checkpoints.
