@@ -6,13 +6,13 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use renju_rules::{Action, Game};
 use renju_selfplay::action::{action_from_index, action_space_size};
 use renju_selfplay::encode::{encode, NUM_GLOBALS, NUM_PLANES};
 use renju_selfplay::eval::Evaluator;
-use renju_selfplay::mcts::{search_with, Mcts, SearchConfig};
+use renju_selfplay::mcts::{pick_by_visits, search_with, Mcts, SearchConfig};
 
 /// What an agent decided, with its own estimate.
 #[derive(Clone, Debug, PartialEq)]
@@ -151,26 +151,12 @@ impl Agent for MctsAgent {
     fn choose_within(&mut self, game: &Game, limit: &SearchLimit) -> Result<Choice> {
         let m = self.search(game, limit)?;
         let size = game.board().size();
-        let children = m.root_children();
+        // Sampling in proportion to the visits (temperature 1) during the first `explore`
+        // decisions, the most visited child afterwards.
         let explore = game.history().len() < self.settings.explore;
-        let total: u64 = children.iter().map(|c| c.1 as u64).sum();
-        let pick = if children.is_empty() {
-            None
-        } else if explore && total > 0 {
-            let mut r = self.rng.gen_range(0..total);
-            children.iter().find(|c| {
-                if r < c.1 as u64 {
-                    true
-                } else {
-                    r -= c.1 as u64;
-                    false
-                }
-            })
-        } else {
-            children.iter().max_by(|a, b| a.1.cmp(&b.1).then(a.2.partial_cmp(&b.2).unwrap_or(std::cmp::Ordering::Equal)))
-        };
+        let pick = pick_by_visits(&m.root_children(), if explore { 1.0 } else { 0.0 }, &mut self.rng);
         let action = pick
-            .and_then(|c| action_from_index(c.0, size))
+            .and_then(|c| action_from_index(c, size))
             .filter(|&a| game.is_legal(a))
             .or_else(|| game.legal_actions().into_iter().next())
             .context("no legal action")?;

@@ -32,7 +32,8 @@
 //! Time per move: `timeout_turn` (0 = as fast as possible), and with a match limit at most
 //! `time_left / max(10, empty points / 4)`; 85% of that minus 30 ms is the search budget. With no
 //! time information, [`BrainOptions::default_turn`]. `max_memory` caps the playouts so the tree
-//! stays under half of it (about 40 bytes per child node).
+//! stays under half of it (40 bytes per child node: the search's `NODE_BYTES` = 32 plus a quarter
+//! for the node arena's spare capacity).
 
 use std::io::{BufRead, Write};
 use std::time::Duration;
@@ -347,7 +348,8 @@ impl Brain {
         };
         let mut playouts = self.opts.max_playouts;
         if let Some(mem) = self.max_memory.filter(|&m| m > 0) {
-            let cap = (mem / 2 / (40 * empty.max(1) as u64)).max(1);
+            let node_bytes = (renju_selfplay::mcts::NODE_BYTES * 5 / 4) as u64;
+            let cap = (mem / 2 / (node_bytes * empty.max(1) as u64)).max(1);
             playouts = Some(playouts.map_or(cap, |p| p.min(cap)));
         }
         SearchLimit { playouts, time: Some(time) }

@@ -61,19 +61,31 @@ impl Default for SearchConfig {
 }
 
 const NONE: u32 = u32::MAX;
-const LEAF: u8 = 0;
-const PENDING: u8 = 1;
-const EXPANDED: u8 = 2;
-const TERMINAL: u8 = 3;
+/// Where a node is in its life.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NodeState {
+    /// Not expanded yet.
+    Leaf,
+    /// Expanded (children created), waiting for its evaluation.
+    Pending,
+    /// Expanded with priors.
+    Expanded,
+    /// Exact value in `terminal` (game over, or proven by a shortcut).
+    Terminal,
+}
+use NodeState::{Expanded, Leaf, Pending, Terminal};
 const F_CHECKED: u8 = 1;
 const F_PRUNED: u8 = 2;
 /// Children scored together in [`Mcts::select`]'s fast path.
 const CHUNK: usize = 8;
 
+/// One tree node (32 bytes, pinned below): the edge from its parent (`action`, `prior`) and the
+/// statistics of the position it leads to. Children of a node are contiguous in the arena.
 #[derive(Clone, Copy, Debug)]
 struct Node {
     action: u16,
-    state: u8,
+    state: NodeState,
     flags: u8,
     /// 0 = First, 1 = Second (valid once expanded).
     decider: u8,
@@ -87,9 +99,20 @@ struct Node {
     num_children: u16,
 }
 
+// The node size that the memory figures (`Mcts::tree_size`, the Gomocup brain's memory cap) use.
+const _: () = assert!(std::mem::size_of::<Node>() == NODE_BYTES);
+
+/// Bytes per tree node.
+pub const NODE_BYTES: usize = 32;
+
 impl Node {
     fn new(action: u16, prior: f32, flags: u8) -> Node {
-        Node { action, state: LEAF, flags, decider: 0, prior, n: 0, vl: 0, w: 0.0, terminal: 0.0, first_child: NONE, num_children: 0 }
+        Node { action, state: Leaf, flags, decider: 0, prior, n: 0, vl: 0, w: 0.0, terminal: 0.0, first_child: NONE, num_children: 0 }
+    }
+    /// The arena indices of the children. Only meaningful once the node has children (state
+    /// `Pending`, `Expanded`, or a kept `Terminal`); callers check the state first.
+    fn children(&self) -> std::ops::Range<usize> {
+        self.first_child as usize..self.first_child as usize + self.num_children as usize
     }
 }
 
@@ -254,12 +277,11 @@ impl Mcts {
 
     fn apply_noise_if_ready<R: Rng>(&mut self, rng: &mut R) {
         let r = self.nodes[self.root as usize];
-        if !self.noise_wanted || r.state != EXPANDED || !self.pending.is_empty() {
+        if !self.noise_wanted || r.state != Expanded || !self.pending.is_empty() {
             return;
         }
         self.noise_wanted = false;
-        let (a, b) = (r.first_child as usize, r.first_child as usize + r.num_children as usize);
-        let live: Vec<usize> = (a..b).filter(|&i| self.nodes[i].flags & F_PRUNED == 0).collect();
+        let live: Vec<usize> = r.children().filter(|&i| self.nodes[i].flags & F_PRUNED == 0).collect();
         if live.len() < 2 || self.cfg.dirichlet_epsilon <= 0.0 {
             return;
         }
@@ -277,15 +299,14 @@ impl Mcts {
 
     /// Sort the children of `node` by prior, descending (visited children first when equal).
     fn sort_children(&mut self, node: u32) {
-        let nd = self.nodes[node as usize];
-        let (a, b) = (nd.first_child as usize, nd.first_child as usize + nd.num_children as usize);
+        let kids = self.nodes[node as usize].children();
         let cmp = |x: &Node, y: &Node| y.prior.partial_cmp(&x.prior).unwrap_or(std::cmp::Ordering::Equal).then(y.n.cmp(&x.n));
         // A stable sort leaves an already ordered slice as it is: skip it then (cheap check;
         // `cmp(x, y) != Greater` spelled out, NaN priors comparing equal as in `cmp`).
-        if self.nodes[a..b].windows(2).all(|w| !(w[1].prior > w[0].prior) && (w[1].prior < w[0].prior || w[1].n <= w[0].n)) {
+        if self.nodes[kids.clone()].windows(2).all(|w| !(w[1].prior > w[0].prior) && (w[1].prior < w[0].prior || w[1].n <= w[0].n)) {
             return;
         }
-        self.nodes[a..b].sort_by(cmp);
+        self.nodes[kids].sort_by(cmp);
     }
 
     /// Run playouts until `max_leaves` leaves await evaluation, or `max_playouts` playouts were
@@ -329,47 +350,30 @@ impl Mcts {
         loop {
             let nd = self.nodes[node as usize];
             match nd.state {
-                TERMINAL => {
+                Terminal => {
                     let v = nd.terminal;
                     self.backup_direct(v);
                     return PlayoutEnd::Done;
                 }
-                PENDING => return PlayoutEnd::Collision,
-                LEAF => {
+                Pending => return PlayoutEnd::Collision,
+                Leaf => {
                     let decider = player_code(self.walker.decider());
                     let mut acts = std::mem::take(&mut self.scratch);
                     let mut e = self.walker.expand(depth == 0, self.cfg.shortcuts, &mut acts);
-                    let checked = if self.walker.needs_check() {
-                        if depth == 0 {
-                            // The root's children are exactly the legal moves (policy targets
-                            // never hold a forbidden point); deeper ones are checked lazily.
-                            let w = &self.walker;
-                            acts.retain(|&a| w.is_legal(a as usize));
-                            if acts.is_empty() && e == Expansion::Forced {
-                                // Black cannot block (the block is forbidden): any legal move.
-                                if let Walker::Fast(fw) = &self.walker {
-                                    let size = self.size;
-                                    acts.extend((0..size * size).filter(|&i| {
-                                        fw.board().get(renju_rules::Point::from_index(i, size)).is_none() && fw.is_legal(i)
-                                    }).map(|i| i as u16));
-                                }
-                                e = Expansion::NeedsEval;
-                            }
-                            if acts.is_empty() {
-                                e = Expansion::Terminal(-sign(decider));
-                            }
-                            F_CHECKED
-                        } else {
-                            0
-                        }
-                    } else {
+                    let checked = if !self.walker.needs_check() {
                         F_CHECKED
+                    } else if depth == 0 {
+                        e = self.repair_root_actions(&mut acts, e, decider);
+                        F_CHECKED
+                    } else {
+                        // Deeper children are checked lazily, in `select`.
+                        0
                     };
                     match e {
                         Expansion::Terminal(v) => {
                             self.scratch = acts;
                             let n = &mut self.nodes[node as usize];
-                            n.state = TERMINAL;
+                            n.state = Terminal;
                             n.terminal = v;
                             self.backup_direct(v);
                             return PlayoutEnd::Done;
@@ -377,14 +381,14 @@ impl Mcts {
                         Expansion::Forced => {
                             let p = 1.0 / acts.len() as f32;
                             self.create_children(node, decider, &acts, p, checked);
-                            self.nodes[node as usize].state = EXPANDED;
+                            self.nodes[node as usize].state = Expanded;
                             self.scratch = acts;
                             continue;
                         }
                         Expansion::NeedsEval => {
                             self.create_children(node, decider, &acts, 0.0, checked);
                             self.scratch = acts;
-                            self.nodes[node as usize].state = PENDING;
+                            self.nodes[node as usize].state = Pending;
                             for &i in &self.path {
                                 self.nodes[i as usize].vl += 1;
                             }
@@ -395,12 +399,12 @@ impl Mcts {
                         }
                     }
                 }
-                _ => {
+                Expanded => {
                     let Some(child) = self.select(node, depth == 0) else {
                         // Every child was pruned as forbidden: Black has no legal move and loses.
                         let v = -sign(nd.decider);
                         let n = &mut self.nodes[node as usize];
-                        n.state = TERMINAL;
+                        n.state = Terminal;
                         n.terminal = v;
                         self.backup_direct(v);
                         return PlayoutEnd::Done;
@@ -409,8 +413,8 @@ impl Mcts {
                     let t = self.walker.apply(action);
                     if let Some(v) = t {
                         let c = &mut self.nodes[child as usize];
-                        if c.state == LEAF {
-                            c.state = TERMINAL;
+                        if c.state == Leaf {
+                            c.state = Terminal;
                             c.terminal = v;
                         }
                     }
@@ -420,6 +424,32 @@ impl Mcts {
                 }
             }
         }
+    }
+
+    /// Root legality repair: the root's children must be exactly the legal moves (policy targets
+    /// never hold a forbidden point), while deeper children are checked lazily. Drops the
+    /// forbidden ones from `acts`; when the only block of a five was forbidden (Black cannot
+    /// block), every legal move becomes a child to evaluate; with no legal move left the root
+    /// decider has lost. Returns the expansion to apply.
+    fn repair_root_actions(&self, acts: &mut Vec<u16>, e: Expansion, decider: u8) -> Expansion {
+        let w = &self.walker;
+        acts.retain(|&a| w.is_legal(a as usize));
+        let mut e = e;
+        if acts.is_empty() && e == Expansion::Forced {
+            if let Walker::Fast(fw) = &self.walker {
+                let size = self.size;
+                acts.extend(
+                    (0..size * size)
+                        .filter(|&i| fw.board().get(renju_rules::Point::from_index(i, size)).is_none() && fw.is_legal(i))
+                        .map(|i| i as u16),
+                );
+            }
+            e = Expansion::NeedsEval;
+        }
+        if acts.is_empty() {
+            e = Expansion::Terminal(-sign(decider));
+        }
+        e
     }
 
     fn create_children(&mut self, node: u32, decider: u8, acts: &[u16], prior: f32, flags: u8) {
@@ -443,7 +473,7 @@ impl Mcts {
         let mut visited_prior = 0.0f32;
         let mut best = None;
         let mut best_score = f32::NEG_INFINITY;
-        let (mut start, end) = (nd.first_child as usize, nd.first_child as usize + nd.num_children as usize);
+        let std::ops::Range { mut start, end } = nd.children();
         // Scan the visited children over a slice (no bounds checks) up to the first unvisited
         // live child; that one is checked for legality (if not yet), scored with the FPU and
         // ends the scan, or, when forbidden, is pruned and the scan resumes after it.
@@ -538,7 +568,7 @@ impl Mcts {
         for (j, &(leaf, ps, pe)) in pending.iter().enumerate() {
             let row = &logits[j * a..(j + 1) * a];
             let nd = self.nodes[leaf as usize];
-            let (c0, c1) = (nd.first_child as usize, nd.first_child as usize + nd.num_children as usize);
+            let (c0, c1) = (nd.children().start, nd.children().end);
             let mut m = f32::NEG_INFINITY;
             for ch in &self.nodes[c0..c1] {
                 m = m.max(row[ch.action as usize]);
@@ -554,7 +584,7 @@ impl Mcts {
             for ch in &mut self.nodes[c0..c1] {
                 ch.prior = if inv > 0.0 { ch.prior * inv } else { 1.0 / (c1 - c0) as f32 };
             }
-            self.nodes[leaf as usize].state = EXPANDED;
+            self.nodes[leaf as usize].state = Expanded;
             self.sort_children(leaf);
             let w = &wdl[j * 3..j * 3 + 3];
             let v = (w[0] - w[2]) * sign(nd.decider);
@@ -575,11 +605,10 @@ impl Mcts {
     /// Root statistics: `(action index, visits, prior)` for every non-pruned root child.
     pub fn root_children(&self) -> Vec<(usize, u32, f32)> {
         let r = self.nodes[self.root as usize];
-        if r.state != EXPANDED {
+        if r.state != Expanded {
             return Vec::new();
         }
-        let (a, b) = (r.first_child as usize, r.first_child as usize + r.num_children as usize);
-        self.nodes[a..b]
+        self.nodes[r.children()]
             .iter()
             .filter(|c| c.flags & F_PRUNED == 0)
             .map(|c| (c.action as usize, c.n, c.prior))
@@ -590,12 +619,11 @@ impl Mcts {
     /// backed-up value from the **root decider's** view (0 for unvisited children).
     pub fn root_child_values(&self) -> Vec<(usize, u32, f32)> {
         let r = self.nodes[self.root as usize];
-        if r.state != EXPANDED {
+        if r.state != Expanded {
             return Vec::new();
         }
         let s = sign(r.decider);
-        let (a, b) = (r.first_child as usize, r.first_child as usize + r.num_children as usize);
-        self.nodes[a..b]
+        self.nodes[r.children()]
             .iter()
             .filter(|c| c.flags & F_PRUNED == 0)
             .map(|c| (c.action as usize, c.n, if c.n > 0 { s * c.w / c.n as f32 } else { 0.0 }))
@@ -639,15 +667,15 @@ impl Mcts {
         self.noise_wanted = false;
         let r = self.nodes[self.root as usize];
         let mut keep = NONE;
-        if r.state == EXPANDED {
-            for i in r.first_child..r.first_child + r.num_children as u32 {
-                if self.nodes[i as usize].action as usize == action {
-                    keep = i;
+        if r.state == Expanded {
+            for i in r.children() {
+                if self.nodes[i].action as usize == action {
+                    keep = i as u32;
                 }
             }
         }
         let mut fresh = Vec::with_capacity(self.nodes.len().max(4096));
-        if keep != NONE && (self.nodes[keep as usize].state == EXPANDED) {
+        if keep != NONE && self.nodes[keep as usize].state == Expanded {
             // Breadth-first copy keeps children contiguous.
             let mut root = self.nodes[keep as usize];
             root.prior = 1.0;
@@ -655,16 +683,15 @@ impl Mcts {
             let mut q = 0usize;
             while q < fresh.len() {
                 let nd: Node = fresh[q];
-                if nd.first_child != NONE && nd.num_children > 0 && (nd.state == EXPANDED) {
+                if nd.first_child != NONE && nd.num_children > 0 && nd.state == Expanded {
                     let start = fresh.len() as u32;
-                    let (a, b) = (nd.first_child as usize, nd.first_child as usize + nd.num_children as usize);
-                    fresh.extend_from_slice(&self.nodes[a..b]);
+                    fresh.extend_from_slice(&self.nodes[nd.children()]);
                     fresh[q].first_child = start;
                 } else {
                     fresh[q].first_child = NONE;
                     fresh[q].num_children = 0;
-                    if fresh[q].state != TERMINAL {
-                        fresh[q].state = LEAF;
+                    if fresh[q].state != Terminal {
+                        fresh[q].state = Leaf;
                     }
                 }
                 q += 1;
@@ -678,15 +705,15 @@ impl Mcts {
         self.walker = Walker::new(game);
         // Root children must be exactly legal (the policy target never holds a forbidden point).
         let r = self.nodes[0];
-        if r.state == EXPANDED {
+        if r.state == Expanded {
             let mut live = 0;
-            for i in r.first_child..r.first_child + r.num_children as u32 {
-                let c = self.nodes[i as usize];
+            for i in r.children() {
+                let c = self.nodes[i];
                 if c.flags & (F_CHECKED | F_PRUNED) == 0 {
                     let legal = self.walker.is_legal(c.action as usize);
-                    self.nodes[i as usize].flags |= if legal { F_CHECKED } else { F_PRUNED };
+                    self.nodes[i].flags |= if legal { F_CHECKED } else { F_PRUNED };
                 }
-                live += (self.nodes[i as usize].flags & F_PRUNED == 0) as usize;
+                live += (self.nodes[i].flags & F_PRUNED == 0) as usize;
             }
             if live == 0 {
                 // Only forbidden blocks were kept: start afresh so the root lists every legal move.
@@ -696,7 +723,8 @@ impl Mcts {
         }
     }
 
-    /// Number of nodes in the arena (memory use is about 36 bytes per node).
+    /// Number of nodes in the arena (memory use is [`NODE_BYTES`] = 32 bytes per node, plus the
+    /// arena's spare capacity).
     pub fn tree_size(&self) -> usize {
         self.nodes.len()
     }
@@ -742,4 +770,54 @@ where
         }
     }
     Ok(())
+}
+
+/// Picks a root action from `(action index, visits, prior)` children (as
+/// [`Mcts::root_children`] gives them), the one move-choice rule of self-play and the arena:
+/// with `temperature` below 0.01, or no visits at all, the most visited child (ties: the higher
+/// prior, then the later child); otherwise a child sampled in proportion to `N^(1/T)` (AlphaZero's
+/// move temperature). `None` when there are no children.
+pub fn pick_by_visits<R: Rng>(children: &[(usize, u32, f32)], temperature: f32, rng: &mut R) -> Option<usize> {
+    let best = children
+        .iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(a.2.partial_cmp(&b.2).unwrap_or(std::cmp::Ordering::Equal)))?;
+    if temperature < 0.01 || best.1 == 0 {
+        return Some(best.0);
+    }
+    let mx = best.1 as f64;
+    let w: Vec<f64> = children.iter().map(|c| (c.1 as f64 / mx).powf(1.0 / temperature as f64)).collect();
+    let total: f64 = w.iter().sum();
+    let mut r = rng.gen::<f64>() * total;
+    for (c, wi) in children.iter().zip(&w) {
+        if r < *wi {
+            return Some(c.0);
+        }
+        r -= wi;
+    }
+    Some(best.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn pick_by_visits_argmax_ties_and_temperature() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        assert_eq!(pick_by_visits(&[], 1.0, &mut rng), None);
+        // Most visited; equal visits go to the higher prior.
+        let ch = [(3, 10, 0.1), (5, 12, 0.2), (7, 12, 0.5), (9, 0, 0.9)];
+        assert_eq!(pick_by_visits(&ch, 0.0, &mut rng), Some(7));
+        // No visits at all: the highest prior.
+        assert_eq!(pick_by_visits(&[(1, 0, 0.2), (2, 0, 0.7)], 1.0, &mut rng), Some(2));
+        // Temperature 1 samples in proportion to the visits: unvisited children never.
+        let mut counts = [0usize; 10];
+        for _ in 0..2000 {
+            counts[pick_by_visits(&ch, 1.0, &mut rng).unwrap()] += 1;
+        }
+        assert_eq!(counts[9], 0);
+        let share = counts[3] as f64 / 2000.0;
+        assert!((share - 10.0 / 34.0).abs() < 0.04, "{counts:?}");
+    }
 }

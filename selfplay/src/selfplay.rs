@@ -4,7 +4,7 @@
 
 use crate::action::action_from_index;
 use crate::encode::{encode, NUM_GLOBALS, NUM_PLANES};
-use crate::mcts::{Mcts, SearchConfig};
+use crate::mcts::{pick_by_visits, Mcts, SearchConfig};
 use crate::record::{EndReason, GameMeta, GameResult, PositionRecord, ShardWriter};
 use crate::server::ServerHandle;
 use anyhow::{anyhow, Context, Result};
@@ -318,25 +318,6 @@ fn temperature(cfg: &SelfplayConfig, decision: usize) -> f32 {
     cfg.temperature_end + excess * 0.5f32.powf(decision as f32 / cfg.temperature_half_life.max(1e-3))
 }
 
-/// Pick an action from root visit counts `N^(1/T)`; T below 0.01 plays the most visited.
-fn pick(children: &[(usize, u32, f32)], temp: f32, rng: &mut ChaCha8Rng) -> usize {
-    let best = children.iter().max_by_key(|c| c.1).expect("root has children");
-    if temp < 0.01 || best.1 == 0 {
-        return best.0;
-    }
-    let mx = best.1 as f64;
-    let w: Vec<f64> = children.iter().map(|c| (c.1 as f64 / mx).powf(1.0 / temp as f64)).collect();
-    let total: f64 = w.iter().sum();
-    let mut r = rng.gen::<f64>() * total;
-    for (c, wi) in children.iter().zip(&w) {
-        if r < *wi {
-            return c.0;
-        }
-        r -= wi;
-    }
-    best.0
-}
-
 #[allow(clippy::too_many_arguments)]
 fn worker(
     cfg: &SelfplayConfig,
@@ -468,7 +449,7 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
         }
     }
     let temp = temperature(cfg, s.game.history().len());
-    let action_idx = pick(&children, temp, rng);
+    let action_idx = pick_by_visits(&children, temp, rng).expect("root has children");
     let result = if resigned {
         Some(GameResult { winner: Some(decider.other()), reason: EndReason::Resignation, black_player: s.game.black_player() })
     } else {
