@@ -68,14 +68,20 @@ pub enum Rule {
     Renju,
 }
 
+/// Error from parsing a [`Rule`]: the text that is none of the three names.
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+#[error("unknown rule '{0}' (expected renju, standard or freestyle)")]
+pub struct ParseRuleError(pub String);
+
 impl std::str::FromStr for Rule {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Rule, String> {
+    type Err = ParseRuleError;
+    /// `renju`, `standard` or `freestyle`, case-insensitive.
+    fn from_str(s: &str) -> Result<Rule, ParseRuleError> {
         match s.to_ascii_lowercase().as_str() {
             "freestyle" => Ok(Rule::Freestyle),
             "standard" => Ok(Rule::Standard),
             "renju" => Ok(Rule::Renju),
-            other => Err(format!("unknown rule '{other}' (expected renju, standard or freestyle)")),
+            other => Err(ParseRuleError(other.to_string())),
         }
     }
 }

@@ -5,6 +5,8 @@
 //! - [`symmetry`]: the 8 symmetries of the square board.
 //! - [`notation`]: parsing and printing moves (`h8`) and games (`h8 h9 j10`), ASCII boards.
 //! - [`opening`]: the 26 canonical renju openings (RULES.md §5), recognised in any symmetric form.
+//! - [`protocol`]: the opening protocols (RULES.md §5): [`Protocol`], its string grammar and
+//!   validation.
 //! - [`game`]: a whole game under an opening protocol (RULES.md §5) as a state machine over
 //!   decisions that a search can play.
 //! - [`cli`]: the JSON-lines `rules classify` and `rules show` commands, as library functions.
@@ -16,10 +18,12 @@ pub mod cli;
 pub mod game;
 pub mod notation;
 pub mod opening;
+pub mod protocol;
 pub mod reference;
 pub mod symmetry;
 
 pub use board::{Board, Color, ForbiddenKind, Point, PointSet, Rule, Verdict};
-pub use game::{Action, DecisionKind, Game, GameError, Outcome, OutcomeReason, Player, Protocol};
+pub use game::{Action, DecisionKind, Game, GameError, Outcome, OutcomeReason, Player};
+pub use protocol::{InvalidProtocol, ParseProtocolError, Protocol};
 pub use opening::Opening;
 pub use symmetry::Symmetry;

@@ -210,7 +210,8 @@ fn errors_name_the_problem_and_change_nothing() {
     let mut g = game("free");
     g.apply(at("h8")).unwrap();
     let before = (g.history().len(), g.board().stone_count(), g.to_decide());
-    assert_eq!(g.apply(at("h8")), Err(GameError::Occupied("h8".into())));
+    assert_eq!(g.apply(at("h8")), Err(GameError::Occupied(Point::new(7, 7))));
+    assert_eq!(g.apply(at("h8")).unwrap_err().to_string(), "point h8 is occupied");
     assert_eq!(g.apply(Action::Place(Point::new(15, 3))), Err(GameError::OffBoard("p4".into())));
     let e = g.apply(Action::Swap).unwrap_err();
     assert_eq!(e.to_string(), "action swap is not legal here (expected a white stone on an empty point)");

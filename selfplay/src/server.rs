@@ -36,8 +36,19 @@ pub struct EvalReply {
     pub generation: i64,
 }
 
+/// Why the server could not answer a request (sent to every request of the failed batch).
+#[derive(Clone, Debug, thiserror::Error, PartialEq)]
+pub enum EvalError {
+    /// The evaluator returned outputs of the wrong length for the batch.
+    #[error("evaluator returned {logits} logits and {wdl} wdl values for {positions} positions (expected {} and {})", positions * actions, positions * 3)]
+    WrongShape { logits: usize, wdl: usize, positions: usize, actions: usize },
+    /// The evaluator failed; its error chain, formatted (errors are not `Clone`).
+    #[error("{0}")]
+    Failed(String),
+}
+
 enum Msg {
-    Eval { planes: Vec<f32>, globals: Vec<f32>, n: usize, reply: Sender<Result<EvalReply, String>> },
+    Eval { planes: Vec<f32>, globals: Vec<f32>, n: usize, reply: Sender<Result<EvalReply, EvalError>> },
     Publish { evaluator: Box<dyn Evaluator>, generation: i64 },
 }
 
@@ -91,7 +102,7 @@ impl ServerHandle {
         self.size
     }
     /// Queue `n` positions (`planes: [n, C, S, S]`, `globals: [n, G]`); the receiver yields the reply.
-    pub fn submit(&self, planes: Vec<f32>, globals: Vec<f32>, n: usize) -> Result<Receiver<Result<EvalReply, String>>> {
+    pub fn submit(&self, planes: Vec<f32>, globals: Vec<f32>, n: usize) -> Result<Receiver<Result<EvalReply, EvalError>>> {
         let s = self.size;
         anyhow::ensure!(planes.len() == n * NUM_PLANES * s * s, "submit: planes has {} floats for {n} positions of side {s}", planes.len());
         anyhow::ensure!(globals.len() == n * NUM_GLOBALS, "submit: globals has {} floats for {n} positions", globals.len());
@@ -120,7 +131,7 @@ struct Req {
     planes: Vec<f32>,
     globals: Vec<f32>,
     n: usize,
-    reply: Sender<Result<EvalReply, String>>,
+    reply: Sender<Result<EvalReply, EvalError>>,
 }
 
 fn serve(mut ev: Box<dyn Evaluator>, mut generation: i64, cfg: ServerConfig, rx: Receiver<Msg>) -> ServerStats {
@@ -188,19 +199,14 @@ fn serve(mut ev: Box<dyn Evaluator>, mut generation: i64, cfg: ServerConfig, rx:
                 }
             }
             Ok(out) => {
-                let msg = format!(
-                    "evaluator returned {} logits and {} wdl values for {total} positions (expected {} and {})",
-                    out.policy_logits.len(),
-                    out.wdl.len(),
-                    total * a,
-                    total * 3
-                );
+                let msg =
+                    EvalError::WrongShape { logits: out.policy_logits.len(), wdl: out.wdl.len(), positions: total, actions: a };
                 for r in batch.drain(..) {
                     let _ = r.reply.send(Err(msg.clone()));
                 }
             }
             Err(e) => {
-                let msg = format!("{e:#}");
+                let msg = EvalError::Failed(format!("{e:#}"));
                 for r in batch.drain(..) {
                     let _ = r.reply.send(Err(msg.clone()));
                 }

@@ -1,0 +1,244 @@
+//! Opening protocols (RULES.md §5 items 1-7): the [`Protocol`] value, its string grammar
+//! ([`FromStr`] / [`fmt::Display`] / serde, the one form used by the CLI, configs and shard
+//! metadata) and the validation of its parameters. How each protocol plays out as decisions is
+//! the [`crate::game::Game`] state machine's (module docs of [`crate::game`]).
+
+use crate::opening::Opening;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::str::FromStr;
+
+/// Largest N accepted for the "fifth move N offers" protocol (RULES.md §5 item 4).
+pub const MAX_OFFERS: u8 = 10;
+
+/// Opening protocols of RULES.md §5 items 1–7.
+///
+/// Written and parsed (also by serde) as the CLI/config strings `free`, `free-centre`, `swap1`,
+/// `rif`, `fifth-n`, `fifth-n:N` (aliases `yamaguchi`, `yamaguchi:N`),
+/// `designated:D4[,swap][,offers=K]` (`designated` / `designated:any` for `opening: None`),
+/// `black-sets`, `lianhuan`. [`fmt::Display`] writes the canonical form, which parses back to the
+/// same value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// §5.1: stone 1 on the centre when `centre`, else anywhere; then alternation.
+    Free { centre: bool },
+    /// §5.2: after Black's first stone (anywhere), the player with White may swap colours.
+    Swap1,
+    /// §5.3: RIF: centre / 3x3 / 5x5, swap after stone 3, two non-symmetric fifth-move offers.
+    Rif,
+    /// §5.4: as RIF with N offers; `n: None` means tentative Black chooses N (1..=MAX_OFFERS)
+    /// after stone 3, before the swap decision.
+    FifthN { n: Option<u8> },
+    /// §5.5: the first three stones are `opening` (None: any of the 26, chosen by the First
+    /// player with a white stone-2 and a black stone-3 placement restricted to the canonical
+    /// forms, see the module docs); then optionally the swap and `offers` fifth-move offers
+    /// (0 or 1 = plain stone 5; at most [`MAX_OFFERS`]).
+    Designated { opening: Option<Opening>, swap: bool, offers: u8 },
+    /// §5.6: First places three stones (black, white, black); Second then chooses a colour.
+    BlackSets,
+    /// §5.7: Lianhuan consecutive-swap rule (seed 001).
+    Lianhuan,
+}
+
+/// A protocol whose parameters are out of range (RULES.md §5 items 4 and 5).
+#[derive(Clone, Copy, Debug, thiserror::Error, PartialEq, Eq)]
+pub enum InvalidProtocol {
+    /// `fifth-n:N` with N outside `1..=MAX_OFFERS`.
+    #[error("N = {0} offers is out of range 1..={MAX_OFFERS}")]
+    OfferCount(u8),
+    /// `designated:...,offers=K` with K above `MAX_OFFERS`.
+    #[error("offers = {0} is out of range 0..={MAX_OFFERS}")]
+    Offers(u8),
+    /// A designated opening that is not one of the 26.
+    #[error("opening {0:?} does not exist (D1..D13, I1..I13)")]
+    NoSuchOpening(Opening),
+}
+
+/// Error from parsing a [`Protocol`] string; names the text and what was wrong with it.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("bad protocol '{text}': {why}")]
+pub struct ParseProtocolError {
+    pub text: String,
+    pub why: String,
+}
+
+impl Protocol {
+    /// Check the parameters: N and offers in range, the opening number valid.
+    pub fn validate(&self) -> Result<(), InvalidProtocol> {
+        match self {
+            Protocol::FifthN { n: Some(n) } if *n == 0 || *n > MAX_OFFERS => Err(InvalidProtocol::OfferCount(*n)),
+            Protocol::Designated { offers, .. } if *offers > MAX_OFFERS => Err(InvalidProtocol::Offers(*offers)),
+            Protocol::Designated { opening: Some(o), .. } if !o.is_valid() => Err(InvalidProtocol::NoSuchOpening(*o)),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Protocol::Free { centre: false } => f.write_str("free"),
+            Protocol::Free { centre: true } => f.write_str("free-centre"),
+            Protocol::Swap1 => f.write_str("swap1"),
+            Protocol::Rif => f.write_str("rif"),
+            Protocol::FifthN { n: None } => f.write_str("fifth-n"),
+            Protocol::FifthN { n: Some(n) } => write!(f, "fifth-n:{n}"),
+            Protocol::Designated { opening, swap, offers } => {
+                write!(f, "designated:{}", opening.map_or("any", |o| o.code()))?;
+                if *swap {
+                    f.write_str(",swap")?;
+                }
+                if *offers > 0 {
+                    write!(f, ",offers={offers}")?;
+                }
+                Ok(())
+            }
+            Protocol::BlackSets => f.write_str("black-sets"),
+            Protocol::Lianhuan => f.write_str("lianhuan"),
+        }
+    }
+}
+
+impl FromStr for Protocol {
+    type Err = ParseProtocolError;
+    /// Parses the strings listed on [`Protocol`] (case-insensitive, surrounding spaces ignored)
+    /// and checks the parameters ([`Protocol::validate`]).
+    fn from_str(text: &str) -> Result<Protocol, ParseProtocolError> {
+        let err = |why: String| ParseProtocolError { text: text.to_string(), why };
+        let t = text.trim();
+        let lower = t.to_ascii_lowercase();
+        let (head, arg) = match lower.split_once(':') {
+            Some((h, a)) => (h.trim(), Some(a.trim())),
+            None => (lower.as_str(), None),
+        };
+        let no_arg = |p: Protocol| match arg {
+            None => Ok(p),
+            Some(a) => Err(err(format!("'{head}' takes no argument (got ':{a}')"))),
+        };
+        let p = match head {
+            "free" => no_arg(Protocol::Free { centre: false })?,
+            "free-centre" | "free-center" => no_arg(Protocol::Free { centre: true })?,
+            "swap1" => no_arg(Protocol::Swap1)?,
+            "rif" => no_arg(Protocol::Rif)?,
+            "black-sets" => no_arg(Protocol::BlackSets)?,
+            "lianhuan" => no_arg(Protocol::Lianhuan)?,
+            "fifth-n" | "yamaguchi" => match arg {
+                None => Protocol::FifthN { n: None },
+                Some(a) => {
+                    let n: u8 = a
+                        .parse()
+                        .map_err(|_| err(format!("N '{a}' is not a number 1..={MAX_OFFERS}")))?;
+                    Protocol::FifthN { n: Some(n) }
+                }
+            },
+            "designated" => {
+                let (mut opening, mut swap, mut offers) = (None, false, 0u8);
+                let mut seen_opening = false;
+                // Use the original-case text for the arguments (Chinese names are unaffected
+                // by case anyway; opening codes and names are matched case-insensitively).
+                let raw_arg = t.split_once(':').map(|(_, a)| a.trim());
+                for part in raw_arg.into_iter().flat_map(|a| a.split(',')).map(str::trim) {
+                    let lp = part.to_ascii_lowercase();
+                    if lp == "swap" {
+                        swap = true;
+                    } else if let Some(v) = lp.strip_prefix("offers=") {
+                        offers = v.trim().parse().map_err(|_| {
+                            err(format!("offers '{v}' is not a number 0..={MAX_OFFERS}"))
+                        })?;
+                    } else if seen_opening {
+                        return Err(err(format!("unexpected '{part}' (one opening, then 'swap' and/or 'offers=K')")));
+                    } else {
+                        seen_opening = true;
+                        if lp != "any" {
+                            opening = Some(part.parse::<Opening>().map_err(|e| err(e.to_string()))?);
+                        }
+                    }
+                }
+                Protocol::Designated { opening, swap, offers }
+            }
+            other => {
+                return Err(err(format!(
+                    "unknown protocol '{other}' (expected free, free-centre, swap1, rif, fifth-n[:N], \
+                     yamaguchi[:N], designated:<opening>[,swap][,offers=K], black-sets or lianhuan)"
+                )))
+            }
+        };
+        p.validate().map_err(|e| err(e.to_string()))?;
+        Ok(p)
+    }
+}
+
+impl Serialize for Protocol {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Protocol {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Protocol, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protocol_strings_round_trip() {
+        for s in [
+            "free",
+            "free-centre",
+            "swap1",
+            "rif",
+            "fifth-n",
+            "fifth-n:3",
+            "designated:D4",
+            "designated:any",
+            "designated:I13,swap,offers=2",
+            "designated:D1,offers=5",
+            "black-sets",
+            "lianhuan",
+        ] {
+            let p: Protocol = s.parse().unwrap();
+            assert_eq!(p.to_string(), s);
+            let json = serde_json::to_string(&p).unwrap();
+            assert_eq!(json, format!("\"{s}\""));
+            assert_eq!(serde_json::from_str::<Protocol>(&json).unwrap(), p);
+        }
+        assert_eq!("yamaguchi".parse(), Ok(Protocol::FifthN { n: None }));
+        assert_eq!("Yamaguchi:4".parse(), Ok(Protocol::FifthN { n: Some(4) }));
+        assert_eq!(
+            "designated:花月,swap".parse(),
+            Ok(Protocol::Designated { opening: Some(Opening::Direct(4)), swap: true, offers: 0 })
+        );
+        assert_eq!("designated".parse(), Ok(Protocol::Designated { opening: None, swap: false, offers: 0 }));
+    }
+
+    #[test]
+    fn protocol_errors_name_the_text() {
+        for (s, part) in [
+            ("fifth-n:0", "N = 0"),
+            ("fifth-n:x", "'x'"),
+            ("designated:Q7", "Q7"),
+            ("designated:D4,offers=11", "offers = 11"),
+            ("renju", "'renju'"),
+            ("rif:2", ":2"),
+        ] {
+            let e = s.parse::<Protocol>().unwrap_err();
+            assert_eq!(e.text, s);
+            assert!(e.to_string().contains(part), "{e} should mention {part}");
+        }
+    }
+
+    #[test]
+    fn validation_errors_are_typed() {
+        assert_eq!(Protocol::FifthN { n: Some(11) }.validate(), Err(InvalidProtocol::OfferCount(11)));
+        assert_eq!(
+            Protocol::Designated { opening: None, swap: false, offers: 11 }.validate(),
+            Err(InvalidProtocol::Offers(11))
+        );
+        assert_eq!(Protocol::Rif.validate(), Ok(()));
+    }
+}
