@@ -46,6 +46,14 @@ pub enum Color {
 }
 
 impl Color {
+    /// 0 for Black, 1 for White: the index of per-colour arrays (`[T; 2]`).
+    #[inline(always)]
+    pub const fn index(self) -> usize {
+        match self {
+            Color::Black => 0,
+            Color::White => 1,
+        }
+    }
     /// The other colour.
     pub fn opponent(self) -> Color {
         match self {
@@ -66,6 +74,19 @@ pub enum Rule {
     /// Black: exactly five wins, double-three / double-four / overline forbidden;
     /// White: five or overline wins.
     Renju,
+}
+
+impl Rule {
+    /// Whether a line of `len` stones of colour `c` wins for `c` under this rule (RULES.md §2
+    /// table): freestyle five or more; standard exactly five; renju exactly five for Black, five
+    /// or more for White.
+    #[inline(always)]
+    pub const fn run_wins(self, c: Color, len: usize) -> bool {
+        match (self, c) {
+            (Rule::Freestyle, _) | (Rule::Renju, Color::White) => len >= 5,
+            (Rule::Standard, _) | (Rule::Renju, Color::Black) => len == 5,
+        }
+    }
 }
 
 /// Error from parsing a [`Rule`]: the text that is none of the three names.
@@ -206,7 +227,9 @@ pub struct SizeError(pub usize);
 const PAD: u32 = 5;
 const WIN: u32 = 0x7FF;
 const LINES: usize = 2 * MAX_SIZE - 1;
-const DIRS: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
+/// The four line directions `(dx, dy)`: horizontal, vertical, diagonal, anti-diagonal (RULES.md
+/// §3: a line is a row, a column or a diagonal). Also the order of the board's line masks.
+pub const DIRS: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
 
 type LineMasks = [[u32; LINES]; 4];
 
@@ -519,14 +542,6 @@ impl std::fmt::Debug for Board {
     }
 }
 
-#[inline(always)]
-fn ci(c: Color) -> usize {
-    match c {
-        Color::Black => 0,
-        Color::White => 1,
-    }
-}
-
 impl Board {
     /// An empty board of side `size` under `rule`. Errors with [`SizeError`] unless `size` is in
     /// 7..=20 (RULES.md §1).
@@ -598,7 +613,7 @@ impl Board {
     #[inline(always)]
     fn toggle(&mut self, p: Point, c: Color) {
         let (x, y, n) = (p.x as usize, p.y as usize, self.size);
-        let m = &mut self.lines[ci(c)];
+        let m = &mut self.lines[c.index()];
         let bx = 1u32 << (p.x as u32 + PAD);
         // The four `line_pos` cases, unrolled (see the representation notes above).
         m[0][y] ^= bx;
@@ -649,29 +664,15 @@ impl Board {
         self.hash
     }
 
-    /// Run length through `p` (as if a stone of `c` were there) in each direction; the longest.
-    fn longest_run(&self, p: Point, c: Color) -> (u32, bool) {
-        let (x, y) = (p.x as usize, p.y as usize);
-        let mut longest = 0;
-        let mut exact5 = false;
-        for d in 0..4 {
-            let (l, pos) = line_pos(self.size, d, x, y);
-            let r = run_through_centre((self.lines[ci(c)][d][l] >> pos) & WIN);
-            longest = longest.max(r);
-            exact5 |= r == 5;
-        }
-        (longest, exact5)
-    }
-
-    /// Whether a run through `p` of colour `c` wins for `c` under the rule (RULES.md §2 table):
-    /// freestyle: five or more; standard: exactly five; renju: exactly five for Black, five or
-    /// more for White.
+    /// Whether a run through `p` of colour `c` (as if a stone of `c` were there) wins for `c`
+    /// in some direction under the rule ([`Rule::run_wins`]).
     fn wins_with(&self, p: Point, c: Color) -> bool {
-        let (longest, exact5) = self.longest_run(p, c);
-        match (self.rule, c) {
-            (Rule::Freestyle, _) | (Rule::Renju, Color::White) => longest >= 5,
-            (Rule::Standard, _) | (Rule::Renju, Color::Black) => exact5,
-        }
+        let (x, y) = (p.x as usize, p.y as usize);
+        (0..4).any(|d| {
+            let (l, pos) = line_pos(self.size, d, x, y);
+            let r = run_through_centre((self.lines[c.index()][d][l] >> pos) & WIN);
+            self.rule.run_wins(c, r as usize)
+        })
     }
 
     /// The verdict on `c` playing `p` (RULES.md §2–4): [`Verdict::Occupied`] if `p` holds a stone;

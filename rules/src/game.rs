@@ -63,6 +63,14 @@ pub enum Player {
 }
 
 impl Player {
+    /// 0 for [`Player::First`], 1 for [`Player::Second`]: the index of per-player arrays.
+    #[inline(always)]
+    pub const fn index(self) -> usize {
+        match self {
+            Player::First => 0,
+            Player::Second => 1,
+        }
+    }
     /// The other player.
     pub fn other(self) -> Player {
         match self {

@@ -1,12 +1,10 @@
 //! A deliberately simple reference checker written straight from the definitions of RULES.md
 //! §2–4, independent of the fast [`crate::board::Board`] code (it shares only the `Point`,
-//! `Color`, `Rule`, `Verdict` types). It works on a plain grid, tries every extension point by
+//! `Color`, `Rule`, `Verdict` types and the four directions `DIRS`). It works on a plain grid, tries every extension point by
 //! placing stones and re-scanning whole lines, and recurses for the availability of straight-four
 //! points. Slow (microseconds to milliseconds per call); used by the differential tests.
 
-use crate::board::{Color, ForbiddenKind, Point, Rule, Verdict};
-
-const DIRS: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
+use crate::board::{Color, ForbiddenKind, Point, Rule, Verdict, DIRS};
 
 /// A plain grid: `cells[y * size + x]`.
 #[derive(Clone, Debug)]

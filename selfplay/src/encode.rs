@@ -70,16 +70,37 @@ pub fn planes_len(size: usize) -> usize {
     NUM_PLANES * size * size
 }
 
-/// Index (0..7) of a decision kind in the one-hot globals `1..=7`.
-pub fn decision_kind_index(kind: DecisionKind) -> usize {
-    match kind {
-        DecisionKind::PlaceStone(_) => 0,
-        DecisionKind::SwapOrKeep => 1,
-        DecisionKind::ChooseN => 2,
-        DecisionKind::PlaceOffer { .. } => 3,
-        DecisionKind::PickOffer => 4,
-        DecisionKind::SingleOrDouble => 5,
-        DecisionKind::ExchangeOrTake => 6,
+/// Indices (0..7) of the decision kinds in the one-hot globals `global::KIND + k` (the order is
+/// part of the encoder version's contract).
+pub mod kind {
+    /// [`DecisionKind::PlaceStone`](renju_rules::DecisionKind::PlaceStone).
+    pub const PLACE_STONE: usize = 0;
+    /// [`DecisionKind::SwapOrKeep`](renju_rules::DecisionKind::SwapOrKeep).
+    pub const SWAP_OR_KEEP: usize = 1;
+    /// [`DecisionKind::ChooseN`](renju_rules::DecisionKind::ChooseN).
+    pub const CHOOSE_N: usize = 2;
+    /// [`DecisionKind::PlaceOffer`](renju_rules::DecisionKind::PlaceOffer).
+    pub const PLACE_OFFER: usize = 3;
+    /// [`DecisionKind::PickOffer`](renju_rules::DecisionKind::PickOffer).
+    pub const PICK_OFFER: usize = 4;
+    /// [`DecisionKind::SingleOrDouble`](renju_rules::DecisionKind::SingleOrDouble).
+    pub const SINGLE_OR_DOUBLE: usize = 5;
+    /// [`DecisionKind::ExchangeOrTake`](renju_rules::DecisionKind::ExchangeOrTake).
+    pub const EXCHANGE_OR_TAKE: usize = 6;
+    /// Number of decision kinds.
+    pub const COUNT: usize = 7;
+}
+
+/// Index (0..7, see [`kind`]) of a decision kind in the one-hot globals `1..=7`.
+pub fn decision_kind_index(k: DecisionKind) -> usize {
+    match k {
+        DecisionKind::PlaceStone(_) => kind::PLACE_STONE,
+        DecisionKind::SwapOrKeep => kind::SWAP_OR_KEEP,
+        DecisionKind::ChooseN => kind::CHOOSE_N,
+        DecisionKind::PlaceOffer { .. } => kind::PLACE_OFFER,
+        DecisionKind::PickOffer => kind::PICK_OFFER,
+        DecisionKind::SingleOrDouble => kind::SINGLE_OR_DOUBLE,
+        DecisionKind::ExchangeOrTake => kind::EXCHANGE_OR_TAKE,
     }
 }
 

@@ -9,7 +9,7 @@
 //! deciding player's view.
 
 use crate::action::action_space_size;
-use crate::encode::{global, plane, NUM_GLOBALS, NUM_PLANES};
+use crate::encode::{global, kind, plane, NUM_GLOBALS, NUM_PLANES};
 use anyhow::{ensure, Result};
 
 /// Output of one batch: `policy_logits: [n, A]` flattened, `wdl: [n, 3]` flattened
@@ -187,7 +187,7 @@ impl Evaluator for HeuristicEvaluator {
                 };
             }
             let view = LineView { cells: &cells, size: size as i32 };
-            let kind = (0..7).find(|&k| gl[global::KIND + k] > 0.5).unwrap_or(0);
+            let decision = (0..kind::COUNT).find(|&k| gl[global::KIND + k] > 0.5).unwrap_or(kind::PLACE_STONE);
             let decider: u8 = if gl[global::DECIDER_IS_BLACK] > 0.5 { 1 } else { 2 };
             let stone: u8 = if gl[global::STONE_IS_BLACK] > 0.5 { 1 } else { 2 };
             let logits = &mut out.policy_logits[i * a..(i + 1) * a];
@@ -206,7 +206,7 @@ impl Evaluator for HeuristicEvaluator {
                 fives[2] += fw as u32;
                 open_fours[1] += ob as u32;
                 open_fours[2] += ow as u32;
-                if kind == 0 || kind == 3 || kind == 4 {
+                if decision == kind::PLACE_STONE || decision == kind::PLACE_OFFER || decision == kind::PICK_OFFER {
                     let (own_s, opp_c) = if stone == 1 { (sb, 2) } else { (sw, 1) };
                     let (opp_s, _, _) = view.score(x, y, opp_c, false);
                     let mut near = 0.0;
@@ -220,7 +220,7 @@ impl Evaluator for HeuristicEvaluator {
                     }
                     let dc = (x as f32 - centre).abs().max((y as f32 - centre).abs());
                     let mut score = own_s + opp_s + near - 0.05 * dc;
-                    if kind == 4 {
+                    if decision == kind::PICK_OFFER {
                         // Picking an offer: keep the one that helps Black least.
                         score = -sb;
                     }
@@ -229,7 +229,7 @@ impl Evaluator for HeuristicEvaluator {
             }
             let own = decider as usize;
             let opp = 3 - own;
-            let to_move_is_decider = kind == 0 && stone == decider;
+            let to_move_is_decider = decision == kind::PLACE_STONE && stone == decider;
             let v: f32 = if to_move_is_decider && fives[own] > 0 {
                 0.95
             } else if fives[opp] >= 2 && fives[own] == 0 {

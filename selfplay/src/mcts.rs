@@ -220,12 +220,6 @@ fn sign(decider: u8) -> f32 {
     if decider == 0 { 1.0 } else { -1.0 }
 }
 
-fn player_code(p: Player) -> u8 {
-    match p {
-        Player::First => 0,
-        Player::Second => 1,
-    }
-}
 
 impl Mcts {
     /// A fresh tree rooted at `game` (which must not be over).
@@ -357,7 +351,7 @@ impl Mcts {
                 }
                 Pending => return PlayoutEnd::Collision,
                 Leaf => {
-                    let decider = player_code(self.walker.decider());
+                    let decider = self.walker.decider().index() as u8;
                     let mut acts = std::mem::take(&mut self.scratch);
                     let mut e = self.walker.expand(depth == 0, self.cfg.shortcuts, &mut acts);
                     let checked = if !self.walker.needs_check() {

@@ -21,7 +21,7 @@ use crate::encode::{ENCODER_VERSION, NUM_GLOBALS, NUM_PLANES};
 use anyhow::{bail, ensure, Context, Result};
 use ndarray::{Array1, Array2, Array4};
 use ndarray_npy::{NpzReader, NpzWriter};
-use renju_rules::{Action, Opening, Player, Protocol, Rule};
+use renju_rules::{Action, Opening, OutcomeReason, Player, Protocol, Rule};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -42,6 +42,18 @@ pub enum EndReason {
     StoneCap,
     /// A player resigned (search value below the resignation threshold).
     Resignation,
+}
+
+impl From<OutcomeReason> for EndReason {
+    fn from(r: OutcomeReason) -> EndReason {
+        match r {
+            OutcomeReason::Five => EndReason::Five,
+            OutcomeReason::ForbiddenMove => EndReason::ForbiddenMove,
+            OutcomeReason::NoLegalMove => EndReason::NoLegalMove,
+            OutcomeReason::BoardFull => EndReason::BoardFull,
+            OutcomeReason::StoneCap => EndReason::StoneCap,
+        }
+    }
 }
 
 /// The result of one game. `winner: None` is a draw.

@@ -10,7 +10,7 @@ use crate::server::ServerHandle;
 use anyhow::{anyhow, Context, Result};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use renju_rules::{Game, OutcomeReason, Player, Protocol, Rule};
+use renju_rules::{Game, Player, Protocol, Rule};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -189,12 +189,6 @@ struct Slot {
     leaves: usize,
 }
 
-fn pidx(p: Player) -> usize {
-    match p {
-        Player::First => 0,
-        Player::Second => 1,
-    }
-}
 
 enum WorkerMsg {
     Game(Box<FinishedGame>, u64, u64),
@@ -434,7 +428,7 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
     // Resignation (by the deciding player), counted on own decisions.
     let mut resigned = false;
     if let Some(th) = cfg.resign_threshold {
-        let b = &mut s.below[pidx(decider)];
+        let b = &mut s.below[decider.index()];
         if root_value < th {
             *b += 1;
         } else {
@@ -457,13 +451,7 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
         s.game.apply(action).with_context(|| format!("search chose an illegal action {action:?}"))?;
         s.game.outcome().map(|o| GameResult {
             winner: o.winner,
-            reason: match o.reason {
-                OutcomeReason::Five => EndReason::Five,
-                OutcomeReason::ForbiddenMove => EndReason::ForbiddenMove,
-                OutcomeReason::NoLegalMove => EndReason::NoLegalMove,
-                OutcomeReason::BoardFull => EndReason::BoardFull,
-                OutcomeReason::StoneCap => EndReason::StoneCap,
-            },
+            reason: o.reason.into(),
             black_player: s.game.black_player(),
         })
     };

@@ -9,6 +9,7 @@
 
 use crate::action::{action_from_index, action_index};
 use crate::encode::{encode, encode_zeroed_planes, EncodeInput};
+use renju_rules::board::DIRS;
 use renju_rules::{Action, Board, Color, DecisionKind, Game, Player, Point, PointSet, Rule, Verdict};
 
 /// What expanding a position gives.
@@ -29,16 +30,6 @@ pub fn is_plain_play(game: &Game) -> bool {
         && matches!(game.decision(), DecisionKind::PlaceStone(_))
         && game.pending_offers().is_empty()
         && game.board().stone_count() >= 1
-}
-
-const DIRS: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
-
-#[inline]
-fn ci(c: Color) -> usize {
-    match c {
-        Color::Black => 0,
-        Color::White => 1,
-    }
 }
 
 /// Plain-play walker over one working board with place / undo.
@@ -65,7 +56,7 @@ impl FastWalker {
         let size = board.size();
         let mut cells = vec![0u8; size * size];
         for &(p, c) in board.stones() {
-            cells[p.index(size)] = 1 + ci(c) as u8;
+            cells[p.index(size)] = 1 + c.index() as u8;
         }
         let root_color = match game.decision() {
             DecisionKind::PlaceStone(c) => c,
@@ -87,7 +78,7 @@ impl FastWalker {
             if w.cells[i] == 0 {
                 for c in [Color::Black, Color::White] {
                     if w.makes_five(i, c) {
-                        f[ci(c)].insert(i);
+                        f[c.index()].insert(i);
                     }
                 }
             }
@@ -121,28 +112,11 @@ impl FastWalker {
         len
     }
 
-    #[inline]
-    fn wins_with_run(&self, len: u32, c: Color) -> bool {
-        match (self.rule, c) {
-            (Rule::Freestyle, _) | (Rule::Renju, Color::White) => len >= 5,
-            _ => len == 5,
-        }
-    }
 
     /// Whether `c` playing empty point `i` wins (RULES.md §2 table; five beats forbidden shapes).
     fn makes_five(&self, i: usize, c: Color) -> bool {
-        let v = 1 + ci(c) as u8;
-        let mut exact = false;
-        let mut longer = false;
-        for d in DIRS {
-            let l = self.run(i, d, v);
-            exact |= l == 5;
-            longer |= l > 5;
-        }
-        match (self.rule, c) {
-            (Rule::Freestyle, _) | (Rule::Renju, Color::White) => exact || longer,
-            _ => exact,
-        }
+        let v = 1 + c.index() as u8;
+        DIRS.into_iter().any(|d| self.rule.run_wins(c, self.run(i, d, v) as usize))
     }
 
     /// Colour to place at the current depth.
@@ -174,16 +148,16 @@ impl FastWalker {
     pub fn apply(&mut self, i: usize) -> Option<f32> {
         let c = self.to_move();
         let top = *self.fives.last().expect("root five sets");
-        let wins = top[ci(c)].contains(i);
+        let wins = top[c.index()].contains(i);
         let p = Point::from_index(i, self.size);
         self.board.place(p, c);
-        self.cells[i] = 1 + ci(c) as u8;
+        self.cells[i] = 1 + c.index() as u8;
         // Update the five sets: the point is gone for both; around it only c's change.
         let mut f = top;
         f[0].remove(i);
         f[1].remove(i);
         let (x, y) = ((i % self.size) as i32, (i / self.size) as i32);
-        let v = 1 + ci(c) as u8;
+        let v = 1 + c.index() as u8;
         // Only the first empty point past the run of c through the new stone, on each side of
         // each line, can change: a point further on is cut off from the stone by that empty point.
         for d in DIRS {
@@ -200,10 +174,10 @@ impl FastWalker {
                 }
                 let j = cy as usize * self.size + cx as usize;
                 let l = self.run(j, d, v);
-                if self.wins_with_run(l, c) {
-                    f[ci(c)].insert(j);
-                } else if f[ci(c)].contains(j) && !self.makes_five(j, c) {
-                    f[ci(c)].remove(j);
+                if self.rule.run_wins(c, l as usize) {
+                    f[c.index()].insert(j);
+                } else if f[c.index()].contains(j) && !self.makes_five(j, c) {
+                    f[c.index()].remove(j);
                 }
             }
         }
@@ -242,8 +216,8 @@ impl FastWalker {
         let f = *self.fives.last().expect("five sets");
         let me = self.decider();
         let sign = if me == Player::First { 1.0 } else { -1.0 };
-        let own = f[ci(c)];
-        let opp = f[ci(c.opponent())];
+        let own = f[c.index()];
+        let opp = f[c.opponent().index()];
         if !own.is_empty() {
             if is_root {
                 out.extend(own.iter().map(|i| i as u16));
