@@ -1,14 +1,15 @@
 //! `renju-zero arena`: matches between players with W/D/L per pair, Bradley–Terry ratings and
 //! an optional SPRT (library: `renju_arena::arena`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result};
-use renju_arena::spec::PlayerSpec;
+use anyhow::Result;
 use renju_arena::arena::{run_arena, ArenaConfig, OpeningMode};
+use renju_arena::spec::PlayerSpec;
 use renju_arena::sprt::{SprtConfig, SprtDecision};
 use renju_rules::{Protocol, Rule};
-use renju_selfplay::eval::Evaluator;
+use renju_trainer::config::DeviceChoice;
+use renju_trainer::model::evaluator_loader;
 
 /// Arguments of `renju-zero arena`.
 #[derive(clap::Args)]
@@ -20,22 +21,22 @@ pub struct ArenaArgs {
     #[arg(long = "player", required = true)]
     pub players: Vec<String>,
     /// Games per pair of players.
-    #[arg(long, default_value_t = 52)]
+    #[arg(long, default_value_t = ArenaConfig::default().games)]
     pub games: usize,
     /// `rif26`: the 26 openings, each with both colours; `protocol`: whole games under --protocol.
     #[arg(long, default_value = "rif26")]
     pub openings: String,
     /// Opening protocol for `--openings protocol` (rif, swap1, lianhuan, fifth-n:N, ...).
-    #[arg(long, default_value = "rif")]
-    pub protocol: String,
+    #[arg(long, default_value_t = Protocol::Rif)]
+    pub protocol: Protocol,
     /// renju, standard or freestyle.
-    #[arg(long, default_value = "renju")]
-    pub rule: String,
+    #[arg(long, default_value_t = ArenaConfig::default().rule)]
+    pub rule: Rule,
     /// Board side.
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, default_value_t = ArenaConfig::default().size)]
     pub size: usize,
     /// Seed of the games (a run with playout limits is reproducible).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = ArenaConfig::default().seed)]
     pub seed: u64,
     /// Games played at once (default: the number of CPUs).
     #[arg(long)]
@@ -55,20 +56,9 @@ pub struct ArenaArgs {
     pub quiet: bool,
 }
 
-/// Loads a published model (or a models directory with `LATEST`) on the GPU when there is one.
-pub fn load_model(dir: &Path, _size: usize) -> Result<Box<dyn Evaluator>> {
-    let e = renju_trainer::ModelEvaluator::load(dir, tch::Device::cuda_if_available())?;
-    Ok(Box::new(e))
-}
-
 /// The default number of worker threads: the CPUs available.
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
-}
-
-/// Parses `--rule`.
-pub fn parse_rule(s: &str) -> Result<Rule> {
-    s.parse::<Rule>().map_err(|e| anyhow::anyhow!("--rule: {e}"))
 }
 
 /// Run the command; returns the process exit code.
@@ -76,13 +66,13 @@ pub fn run(args: ArenaArgs) -> Result<i32> {
     let players: Vec<PlayerSpec> = args.players.iter().map(|p| PlayerSpec::parse_named(p)).collect::<Result<_>>()?;
     let openings = match args.openings.as_str() {
         "rif26" => OpeningMode::Rif26,
-        "protocol" => OpeningMode::Protocol(args.protocol.parse::<Protocol>().context("--protocol")?),
+        "protocol" => OpeningMode::Protocol(args.protocol.clone()),
         other => anyhow::bail!("--openings '{other}': expected rif26 or protocol"),
     };
     let sprt = args.sprt.as_deref().map(str::parse::<SprtConfig>).transpose()?;
     let cfg = ArenaConfig {
         size: args.size,
-        rule: parse_rule(&args.rule)?,
+        rule: args.rule,
         openings,
         games: args.games,
         seed: args.seed,
@@ -93,7 +83,8 @@ pub fn run(args: ArenaArgs) -> Result<i32> {
     let total = args.games * players.len() * (players.len() - 1).max(1) / 2;
     let mut done = 0;
     let quiet = args.quiet;
-    let summary = run_arena(&players, &cfg, &load_model, |r| {
+    let loader = evaluator_loader(DeviceChoice::Auto.resolve()?);
+    let summary = run_arena(&players, &cfg, &loader, |r| {
         done += 1;
         if !quiet {
             eprintln!(

@@ -6,9 +6,9 @@ use std::time::Duration;
 use anyhow::Result;
 use renju_arena::agent::{Agent, MctsAgent, SearchSettings};
 use renju_arena::gomocup::{serve, Brain, BrainOptions};
-use renju_arena::spec::EvaluatorSpec;
-
-use crate::cmd_arena::load_model;
+use renju_selfplay::eval::EvaluatorSpec;
+use renju_trainer::config::DeviceChoice;
+use renju_trainer::model::evaluator_loader;
 
 /// Arguments of `renju-zero gomocup`.
 #[derive(clap::Args)]
@@ -20,10 +20,10 @@ pub struct GomocupArgs {
     #[arg(long)]
     pub playouts: Option<u64>,
     /// Seconds per move when the manager sends no time limits.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = BrainOptions::default().default_turn.as_secs_f64())]
     pub time: f64,
     /// Leaves evaluated per batch.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = SearchSettings::default().batch)]
     pub batch: usize,
 }
 
@@ -31,7 +31,8 @@ pub struct GomocupArgs {
 pub fn run(args: GomocupArgs) -> Result<i32> {
     anyhow::ensure!(args.time.is_finite() && args.time > 0.0, "--time {} must be a positive number of seconds", args.time);
     anyhow::ensure!(args.playouts != Some(0), "--playouts must be at least 1");
-    let spec = EvaluatorSpec::parse(&args.model);
+    let spec = EvaluatorSpec::parse(&args.model)?;
+    let load_model = evaluator_loader(DeviceChoice::Auto.resolve()?);
     let batch = args.batch.max(1);
     let factory = Box::new(move |size: usize| -> Result<Box<dyn Agent>> {
         let eval = spec.build(size, &load_model)?;

@@ -2,12 +2,14 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
-use renju_arena::spec::EvaluatorSpec;
+use anyhow::Result;
 use renju_arena::openings::{run_study, StudyConfig};
-use renju_rules::Protocol;
+use renju_rules::{Protocol, Rule};
+use renju_selfplay::eval::EvaluatorSpec;
+use renju_trainer::config::DeviceChoice;
+use renju_trainer::model::evaluator_loader;
 
-use crate::cmd_arena::{default_threads, load_model, parse_rule};
+use crate::cmd_arena::default_threads;
 
 /// Arguments of `renju-zero openings`.
 #[derive(clap::Args)]
@@ -16,28 +18,29 @@ pub struct OpeningsArgs {
     #[arg(long)]
     pub model: String,
     /// renju, standard or freestyle.
-    #[arg(long, default_value = "renju")]
-    pub rule: String,
+    #[arg(long, default_value_t = StudyConfig::default().rule)]
+    pub rule: Rule,
     /// rif, fifth-n:N, designated:...,swap,offers=K (decisions after the opening), or
     /// lianhuan, swap1, black-sets, free (plain play from each opening plus whole games).
-    #[arg(long, default_value = "rif")]
-    pub protocol: String,
+    #[arg(long, default_value_t = StudyConfig::default().protocol)]
+    pub protocol: Protocol,
     /// Self-play games per opening.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = StudyConfig::default().games)]
     pub games: usize,
     /// Playouts per decision.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = StudyConfig::default().playouts)]
     pub playouts: u64,
     /// The first K decisions of each game are sampled by visit counts (diversity).
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = StudyConfig::default().explore)]
     pub explore: usize,
     /// Whole games under protocols that do not start from the 26 openings.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = StudyConfig::default().protocol_games)]
     pub protocol_games: usize,
     /// Board side.
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, default_value_t = StudyConfig::default().size)]
     pub size: usize,
-    #[arg(long, default_value_t = 0)]
+    /// Seed of the games.
+    #[arg(long, default_value_t = StudyConfig::default().seed)]
     pub seed: u64,
     /// Games played at once (default: the number of CPUs).
     #[arg(long)]
@@ -54,8 +57,8 @@ pub struct OpeningsArgs {
 pub fn run(args: OpeningsArgs) -> Result<i32> {
     let cfg = StudyConfig {
         size: args.size,
-        rule: parse_rule(&args.rule)?,
-        protocol: args.protocol.parse::<Protocol>().context("--protocol")?,
+        rule: args.rule,
+        protocol: args.protocol,
         games: args.games,
         playouts: args.playouts,
         explore: args.explore,
@@ -64,8 +67,8 @@ pub fn run(args: OpeningsArgs) -> Result<i32> {
         threads: args.threads.unwrap_or_else(default_threads),
         stone_cap: args.stone_cap,
     };
-    let eval = EvaluatorSpec::parse(&args.model);
-    let result = run_study(&eval, &cfg, &load_model, |_| {})?;
+    let eval = EvaluatorSpec::parse(&args.model)?;
+    let result = run_study(&eval, &cfg, &evaluator_loader(DeviceChoice::Auto.resolve()?), |_| {})?;
     if let Some(dir) = &args.out {
         result.write(dir)?;
     }

@@ -5,16 +5,24 @@ use renju_zero::pipeline::{self, Stop, StopWhen};
 use anyhow::{bail, Context};
 use renju_rules::{Protocol, Rule};
 use renju_selfplay::cli::SelfplayOptions;
+use renju_selfplay::eval::{no_models, EvaluatorSpec};
 use renju_selfplay::selfplay::SelfplayConfig;
+use renju_trainer::config::DeviceChoice;
 use std::path::PathBuf;
+
+/// The defaults of the flags: self-play's own.
+fn defaults() -> SelfplayConfig {
+    SelfplayConfig::default()
+}
 
 /// Arguments of `renju-zero selfplay`.
 #[derive(clap::Args)]
 pub struct SelfplayArgs {
-    /// Evaluator: `uniform`, `heuristic`, or `model PATH` (a published generation directory, or
-    /// a run's `models/` directory for its latest generation).
-    #[arg(long, num_args = 1..=2, value_names = ["KIND", "PATH"], default_values_t = vec!["heuristic".to_string()])]
-    evaluator: Vec<String>,
+    /// Evaluator: `uniform`, `heuristic`, or `model:DIR` (a published generation directory, or
+    /// a run's `models/` directory for its latest generation; a bare existing directory also
+    /// works).
+    #[arg(long, default_value = "heuristic")]
+    evaluator: String,
     /// The self-play half of a run: play with the run's config and its newest generation,
     /// following newly published ones, writing into `DIR/selfplay/` (any number of such
     /// processes, on any machine sharing the directory, plus one `renju-zero trainer --run DIR`).
@@ -30,34 +38,34 @@ pub struct SelfplayArgs {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Rule variant: renju, standard or freestyle.
-    #[arg(long, default_value = "renju")]
+    #[arg(long, default_value_t = defaults().rule)]
     rule: Rule,
     /// Opening protocol (RULES.md §5): free, free-centre, swap1, rif, fifth-n:N, black-sets, lianhuan, designated...
-    #[arg(long, default_value = "rif")]
+    #[arg(long, default_value_t = defaults().protocol)]
     protocol: Protocol,
     /// Board side.
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, default_value_t = defaults().size)]
     size: usize,
     /// Root visits of a full search.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = defaults().playouts)]
     playouts: u32,
     /// Root visits of a fast search (playout-cap randomisation).
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = defaults().fast_playouts)]
     fast_playouts: u32,
     /// Fraction of decisions searched fully (and recorded).
-    #[arg(long, default_value_t = 0.25)]
+    #[arg(long, default_value_t = defaults().full_search_fraction)]
     full_search_fraction: f64,
     /// Worker threads.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = defaults().threads)]
     threads: usize,
     /// Games interleaved per thread.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = defaults().games_per_thread)]
     games_per_thread: usize,
     /// Draw at this many stones (RULES.md §2 optional cap).
     #[arg(long)]
     stone_cap: Option<usize>,
     /// Random seed.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = defaults().seed)]
     seed: u64,
     /// Games per shard file.
     #[arg(long, default_value_t = 64)]
@@ -99,22 +107,21 @@ pub fn run(a: SelfplayArgs) -> anyhow::Result<i32> {
         progress: !a.quiet,
         config: config.clone(),
     };
-    match a.evaluator.as_slice() {
-        [kind, path] if kind == "model" => {
-            let device = tch::Device::cuda_if_available();
-            let ev = renju_trainer::ModelEvaluator::load(std::path::Path::new(path), device)
-                .with_context(|| format!("loading --evaluator model {path}"))?;
+    let spec = EvaluatorSpec::parse(&a.evaluator).context("--evaluator")?;
+    match &spec {
+        EvaluatorSpec::Model(dir) => {
+            let ev = renju_trainer::ModelEvaluator::load(dir, DeviceChoice::Auto.resolve()?)
+                .with_context(|| format!("loading --evaluator {spec}"))?;
             anyhow::ensure!(
                 ev.config().rule == config.rule,
-                "model {path} was trained for {:?} but --rule is {:?}",
+                "model {} was trained for {:?} but --rule is {:?}",
+                dir.display(),
                 ev.config().rule,
                 config.rule
             );
             let generation = ev.generation() as i64;
-            renju_selfplay::cli::run_with(opts(format!("model {path}")), Box::new(ev), generation)
+            renju_selfplay::cli::run_with(opts(spec.to_string()), Box::new(ev), generation)
         }
-        [kind] if kind == "model" => bail!("--evaluator model needs a PATH: --evaluator model runs/quick/models"),
-        [name] => renju_selfplay::cli::run(opts(name.clone())),
-        other => bail!("--evaluator takes `uniform`, `heuristic` or `model PATH`, not {other:?}"),
+        _ => renju_selfplay::cli::run_with(opts(spec.to_string()), spec.build(config.size, &no_models)?, 0),
     }
 }

@@ -95,16 +95,16 @@ fn train_publishes_generations_trained_on_earlier_generations_games() {
     let losses = scalars(&run, "loss/total");
     assert!(losses.len() >= 72 / 8, "expected a loss per round of 8 steps, got {}", losses.len());
     assert!(losses.iter().all(|(_, v)| v.is_finite()), "non-finite loss: {losses:?}");
-    // `selfplay --evaluator model PATH` plays the latest generation and records its number.
+    // `selfplay --evaluator model:DIR` plays the latest generation and records its number.
     let out_dir = dir.path().join("sp-model");
     let out = bin()
-        .args(["selfplay", "--evaluator", "model"])
-        .arg(run.join("models"))
+        .args(["selfplay", "--evaluator"])
+        .arg(format!("model:{}", run.join("models").display()))
         .args(["--games", "2", "--size", "9", "--playouts", "4", "--fast-playouts", "2", "--stone-cap", "30", "--full-search-fraction", "1", "--quiet", "--out"])
         .arg(&out_dir)
         .output()
         .unwrap();
-    assert!(out.status.success(), "selfplay --evaluator model failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "selfplay --evaluator model:DIR failed: {}", String::from_utf8_lossy(&out.stderr));
     let mut model_gens = BTreeSet::new();
     for e in std::fs::read_dir(&out_dir).unwrap().flatten() {
         model_gens.extend(renju_selfplay::record::read_shard(&e.path()).unwrap().generation.iter().copied());

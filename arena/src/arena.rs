@@ -22,7 +22,8 @@ use renju_rules::{Color, Game, Opening, Player, Protocol, Rule};
 use serde::{Deserialize, Serialize};
 
 use crate::agent::Agent;
-use crate::spec::{EvaluatorLoader, PlayerSpec};
+use crate::spec::PlayerSpec;
+use renju_selfplay::eval::EvaluatorLoader;
 use crate::output::{csv_string, markdown_table};
 use renju_fs::write_atomic;
 use crate::ratings::{fit, FitOptions, Rating, ResultMatrix};
@@ -541,7 +542,7 @@ pub fn run_arena(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::no_models;
+    use renju_selfplay::eval::no_models;
 
     #[test]
     fn schedule_plays_each_opening_with_both_colours() {

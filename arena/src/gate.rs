@@ -10,7 +10,8 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::spec::{EvaluatorLoader, PlayerSpec};
+use crate::spec::PlayerSpec;
+use renju_selfplay::eval::EvaluatorLoader;
 use crate::arena::{run_arena, ArenaConfig, OpeningMode};
 use crate::sprt::{SprtConfig, SprtDecision, SprtStatus};
 use crate::stats::Wdl;
@@ -91,7 +92,7 @@ pub fn decide(candidate: Wdl, sprt: Option<SprtStatus>, min_score: f64) -> GateD
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::no_models;
+    use renju_selfplay::eval::no_models;
 
     #[test]
     fn disabled_gate_passes_without_games() {

@@ -8,7 +8,8 @@
 //! (coordinates, the rule bitmask) is [`crate::wire`]'s.
 //!
 //! Commands (case-insensitive) and answers:
-//! - `START n` → `OK`, or `ERROR` for sizes outside 7..=20 or the agent's sizes.
+//! - `START n` → `OK`, or `ERROR` for sizes outside `renju_rules::board::SIZES` (7..=20) or the
+//!   agent's sizes.
 //!   `RECTSTART w,h` → as `START w` when `w == h`, else `ERROR`.
 //! - `RESTART` → `OK` (empty board). `BEGIN` → our move on the empty board.
 //! - `TURN x,y` → records the opponent's stone, answers our move.
@@ -39,7 +40,7 @@ use std::io::{BufRead, Write};
 use std::time::Duration;
 
 use anyhow::{bail, ensure, Context, Result};
-use renju_rules::board::{MAX_SIZE, MIN_SIZE};
+use renju_rules::board::{MAX_SIZE, MIN_SIZE, SIZES};
 use renju_rules::{Action, Color, Game, Opening, Point, Protocol, Rule};
 
 use crate::agent::{Agent, Choice, SearchLimit};
@@ -204,7 +205,7 @@ impl Brain {
     }
 
     fn start(&mut self, n: usize) -> Vec<String> {
-        if !(MIN_SIZE..=MAX_SIZE).contains(&n) {
+        if !SIZES.contains(&n) {
             return error(format!("unsupported size {n} (this brain plays {MIN_SIZE}..={MAX_SIZE})"));
         }
         if self.agent.as_ref().map(|c| c.0) != Some(n) {

@@ -30,7 +30,8 @@ use renju_rules::{Action, DecisionKind, Game, Opening, Player, Protocol, Rule};
 use serde::Serialize;
 
 use crate::agent::{MctsAgent, SearchLimit, SearchSettings};
-use crate::spec::{EvaluatorLoader, EvaluatorSpec, PlayerKind, PlayerSpec};
+use crate::spec::{PlayerKind, PlayerSpec};
+use renju_selfplay::eval::{EvaluatorLoader, EvaluatorSpec};
 use crate::arena::{game_seed, run_jobs, ArenaConfig, GameRecord, Job};
 use crate::output::{csv_string, markdown_table, xml_escape};
 use renju_fs::write_atomic;
@@ -508,7 +509,7 @@ impl StudyResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::no_models;
+    use renju_selfplay::eval::no_models;
 
     #[test]
     fn every_published_assessment_has_an_ordinal() {

@@ -2,65 +2,18 @@
 //! `uniform`, `engine:"CMD"`) and building agents from them: the one place that depends on both
 //! the search agent ([`crate::agent`]) and the engine client ([`crate::engine`]).
 //!
-//! This crate never loads a network itself: a `model:` spec is turned into an evaluator by the
-//! caller's [`EvaluatorLoader`] (the CLI passes one that loads a `renju_trainer::ModelEvaluator`).
+//! The evaluator part of a search player's spec is the one evaluator grammar,
+//! [`EvaluatorSpec`] (`renju_selfplay::eval`). This crate never loads a network itself: a
+//! `model:` spec is turned into an evaluator by the caller's [`EvaluatorLoader`] (the CLI passes
+//! `renju_trainer::model::evaluator_loader`).
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, ensure, Context, Result};
-use renju_selfplay::eval::{Evaluator, HeuristicEvaluator, UniformEvaluator};
+use renju_selfplay::eval::{EvaluatorLoader, EvaluatorSpec};
 
 use crate::agent::{Agent, MctsAgent, SearchLimit, SearchSettings};
 use crate::engine::EngineAgent;
-
-/// Builds a network evaluator for a `model:` spec: `(model directory, board size)`.
-pub type EvaluatorLoader<'a> = dyn Fn(&Path, usize) -> Result<Box<dyn Evaluator>> + Sync + 'a;
-
-/// A loader that refuses every model (for callers without torch, and tests).
-pub fn no_models(dir: &Path, _size: usize) -> Result<Box<dyn Evaluator>> {
-    bail!("cannot load model {}: this program was built without a model loader", dir.display())
-}
-
-/// Which evaluator a search player uses.
-#[derive(Clone, Debug, PartialEq)]
-pub enum EvaluatorSpec {
-    /// `uniform`: zero logits, value 0 ([`UniformEvaluator`]).
-    Uniform,
-    /// `heuristic`: pattern priors and threat value ([`HeuristicEvaluator`]).
-    Heuristic,
-    /// `model:DIR`: a published generation (or a models directory with `LATEST`).
-    Model(PathBuf),
-}
-
-impl EvaluatorSpec {
-    /// Parses `uniform`, `heuristic`, `model:DIR` or a bare directory path.
-    pub fn parse(s: &str) -> EvaluatorSpec {
-        match s.trim() {
-            "uniform" => EvaluatorSpec::Uniform,
-            "heuristic" => EvaluatorSpec::Heuristic,
-            t => EvaluatorSpec::Model(PathBuf::from(t.strip_prefix("model:").unwrap_or(t))),
-        }
-    }
-    /// Builds the evaluator for boards of side `size`.
-    pub fn build(&self, size: usize, loader: &EvaluatorLoader) -> Result<Box<dyn Evaluator>> {
-        Ok(match self {
-            EvaluatorSpec::Uniform => Box::new(UniformEvaluator::new(size)),
-            EvaluatorSpec::Heuristic => Box::new(HeuristicEvaluator::new(size)),
-            EvaluatorSpec::Model(dir) => {
-                let e = loader(dir, size).with_context(|| format!("loading model {}", dir.display()))?;
-                ensure!(
-                    e.board_size() == size,
-                    "model {} is for {}x{} boards, but the games are {size}x{size}",
-                    dir.display(),
-                    e.board_size(),
-                    e.board_size()
-                );
-                e
-            }
-        })
-    }
-}
 
 /// What kind of player a spec describes.
 #[derive(Clone, Debug, PartialEq)]
@@ -141,11 +94,8 @@ impl PlayerSpec {
             PlayerKind::Engine { command, time }
         } else {
             let eval = match kind_text.as_str() {
-                "uniform" | "heuristic" => EvaluatorSpec::parse(&kind_text),
-                k if k.starts_with("model:") => {
-                    let dir = &k["model:".len()..];
-                    ensure!(!dir.is_empty(), "player {name}: 'model:' needs a directory");
-                    EvaluatorSpec::Model(PathBuf::from(dir))
+                k if k == "uniform" || k == "heuristic" || k.starts_with("model:") => {
+                    EvaluatorSpec::parse(k).with_context(|| format!("player {name}"))?
                 }
                 other => bail!(
                     "player {name}: unknown player kind '{other}' (expected model:DIR, heuristic, uniform or engine:\"CMD\")"
@@ -195,6 +145,7 @@ impl PlayerSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     #[test]
     fn parses_player_specs() {

@@ -12,6 +12,18 @@ use serde::{Deserialize, Serialize};
 pub const MIN_SIZE: usize = 7;
 /// Largest supported board side (RULES.md §1).
 pub const MAX_SIZE: usize = 20;
+/// The supported board sides, `MIN_SIZE..=MAX_SIZE`: the one source of the range for every crate.
+pub const SIZES: std::ops::RangeInclusive<usize> = MIN_SIZE..=MAX_SIZE;
+
+/// `Ok` when `size` is a supported board side ([`SIZES`]), else [`SizeError`] naming it.
+pub fn check_size(size: usize) -> Result<(), SizeError> {
+    if SIZES.contains(&size) {
+        Ok(())
+    } else {
+        Err(SizeError(size))
+    }
+}
+
 /// Default board side: the standard renju board (RULES.md §1).
 pub const DEFAULT_SIZE: usize = 15;
 
@@ -86,6 +98,17 @@ impl Rule {
             (Rule::Freestyle, _) | (Rule::Renju, Color::White) => len >= 5,
             (Rule::Standard, _) | (Rule::Renju, Color::Black) => len == 5,
         }
+    }
+}
+
+impl std::fmt::Display for Rule {
+    /// `renju`, `standard` or `freestyle` (what [`std::str::FromStr`] and serde read).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Rule::Freestyle => "freestyle",
+            Rule::Standard => "standard",
+            Rule::Renju => "renju",
+        })
     }
 }
 
@@ -544,11 +567,9 @@ impl std::fmt::Debug for Board {
 
 impl Board {
     /// An empty board of side `size` under `rule`. Errors with [`SizeError`] unless `size` is in
-    /// 7..=20 (RULES.md §1).
+    /// [`SIZES`] (7..=20, RULES.md §1).
     pub fn new(size: usize, rule: Rule) -> Result<Board, SizeError> {
-        if !(MIN_SIZE..=MAX_SIZE).contains(&size) {
-            return Err(SizeError(size));
-        }
+        check_size(size)?;
         let mut off = [[u32::MAX; LINES]; 4];
         for y in 0..size {
             for x in 0..size {

@@ -1,10 +1,10 @@
 //! `renju-zero selfplay` as a library function (the root binary only wires clap to it).
 
-use crate::eval::{Evaluator, HeuristicEvaluator, UniformEvaluator};
+use crate::eval::{no_models, Evaluator, EvaluatorSpec};
 use crate::record::default_writer_id;
 use crate::selfplay::{run_selfplay, SelfplayConfig, ShardSink};
 use crate::server::{InferenceServer, ServerConfig};
-use anyhow::{bail, Result};
+use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -12,7 +12,8 @@ use std::sync::atomic::AtomicBool;
 /// Options of the `selfplay` command.
 #[derive(Clone, Debug)]
 pub struct SelfplayOptions {
-    /// `uniform` or `heuristic` (`model PATH` comes with the trainer).
+    /// An [`EvaluatorSpec`]: `uniform` or `heuristic` for [`run`] (`model:DIR` needs the
+    /// trainer's loader; with [`run_with`] this is only a label).
     pub evaluator: String,
     /// Games to play.
     pub games: u64,
@@ -26,19 +27,10 @@ pub struct SelfplayOptions {
     pub config: SelfplayConfig,
 }
 
-/// Build a network-free evaluator by name; errors name the unknown evaluator.
-pub fn evaluator_by_name(name: &str, size: usize) -> Result<Box<dyn Evaluator>> {
-    match name {
-        "uniform" => Ok(Box::new(UniformEvaluator::new(size))),
-        "heuristic" => Ok(Box::new(HeuristicEvaluator::new(size))),
-        other => bail!("unknown evaluator '{other}' (expected uniform or heuristic)"),
-    }
-}
-
 /// Run the command: play `games` games, write shards into `out`, print a summary line.
 /// Returns the process exit code (0).
 pub fn run(opts: SelfplayOptions) -> Result<i32> {
-    let ev = evaluator_by_name(&opts.evaluator, opts.config.size)?;
+    let ev = EvaluatorSpec::parse(&opts.evaluator)?.build(opts.config.size, &no_models)?;
     run_with(opts, ev, 0)
 }
 

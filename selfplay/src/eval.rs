@@ -1,6 +1,8 @@
 //! The [`Evaluator`] trait (DESIGN.md "Evaluator") and two network-free evaluators:
 //! [`UniformEvaluator`] (zero logits, even W/D/L) and [`HeuristicEvaluator`] (cheap pattern
-//! priors and a threat-count value, a baseline opponent).
+//! priors and a threat-count value, a baseline opponent); [`EvaluatorSpec`], the one grammar
+//! naming an evaluator (`uniform`, `heuristic`, `model:DIR`), built through an
+//! [`EvaluatorLoader`] for networks (this crate has no torch).
 //!
 //! An evaluator maps `n` encoded positions (`planes: [n, NUM_PLANES, S, S]`,
 //! `globals: [n, NUM_GLOBALS]`, see [`crate::encode`]) to policy logits `[n, A]` over the whole
@@ -10,7 +12,8 @@
 
 use crate::action::action_space_size;
 use crate::encode::{global, kind, plane, NUM_GLOBALS, NUM_PLANES};
-use anyhow::{ensure, Result};
+use anyhow::{bail, ensure, Context, Result};
+use std::path::{Path, PathBuf};
 
 /// Output of one batch: `policy_logits: [n, A]` flattened, `wdl: [n, 3]` flattened
 /// (probabilities win, draw, loss for the deciding player; each row sums to 1).
@@ -45,6 +48,77 @@ pub fn check_inputs(planes: &[f32], globals: &[f32], n: usize, size: usize) -> R
         n * NUM_GLOBALS
     );
     Ok(())
+}
+
+/// Builds a network evaluator for a `model:` spec: `(model directory, board size)`.
+pub type EvaluatorLoader<'a> = dyn Fn(&Path, usize) -> Result<Box<dyn Evaluator>> + Sync + 'a;
+
+/// A loader that refuses every model (for callers without torch, and tests).
+pub fn no_models(dir: &Path, _size: usize) -> Result<Box<dyn Evaluator>> {
+    bail!("cannot load model {}: this program was built without a model loader", dir.display())
+}
+
+/// Which evaluator to use: the one evaluator grammar of every command (`selfplay --evaluator`,
+/// `arena --player`, `openings --model`, `gomocup --model`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum EvaluatorSpec {
+    /// `uniform`: zero logits, value 0 ([`UniformEvaluator`]).
+    Uniform,
+    /// `heuristic`: pattern priors and threat value ([`HeuristicEvaluator`]).
+    Heuristic,
+    /// `model:DIR`: a published generation (or a models directory with `LATEST`).
+    Model(PathBuf),
+}
+
+impl EvaluatorSpec {
+    /// Parses `uniform`, `heuristic`, `model:DIR`, or the path of an existing directory (as
+    /// `model:DIR`). Errors: `model:` without a directory, or a word that is none of these.
+    pub fn parse(s: &str) -> Result<EvaluatorSpec> {
+        match s.trim() {
+            "uniform" => Ok(EvaluatorSpec::Uniform),
+            "heuristic" => Ok(EvaluatorSpec::Heuristic),
+            t => {
+                if let Some(dir) = t.strip_prefix("model:") {
+                    ensure!(!dir.is_empty(), "'model:' needs a directory (model:DIR)");
+                    return Ok(EvaluatorSpec::Model(PathBuf::from(dir)));
+                }
+                ensure!(
+                    Path::new(t).is_dir(),
+                    "unknown evaluator '{t}' (expected uniform, heuristic, model:DIR or a model directory)"
+                );
+                Ok(EvaluatorSpec::Model(PathBuf::from(t)))
+            }
+        }
+    }
+    /// Builds the evaluator for boards of side `size`.
+    pub fn build(&self, size: usize, loader: &EvaluatorLoader) -> Result<Box<dyn Evaluator>> {
+        Ok(match self {
+            EvaluatorSpec::Uniform => Box::new(UniformEvaluator::new(size)),
+            EvaluatorSpec::Heuristic => Box::new(HeuristicEvaluator::new(size)),
+            EvaluatorSpec::Model(dir) => {
+                let e = loader(dir, size).with_context(|| format!("loading model {}", dir.display()))?;
+                ensure!(
+                    e.board_size() == size,
+                    "model {} is for {}x{} boards, but the games are {size}x{size}",
+                    dir.display(),
+                    e.board_size(),
+                    e.board_size()
+                );
+                e
+            }
+        })
+    }
+}
+
+impl std::fmt::Display for EvaluatorSpec {
+    /// `uniform`, `heuristic` or `model:DIR`, which parses back to the same value.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EvaluatorSpec::Uniform => f.write_str("uniform"),
+            EvaluatorSpec::Heuristic => f.write_str("heuristic"),
+            EvaluatorSpec::Model(dir) => write!(f, "model:{}", dir.display()),
+        }
+    }
 }
 
 /// Zero logits (a uniform prior over legal actions after masking) and W/D/L = (1/3, 1/3, 1/3),

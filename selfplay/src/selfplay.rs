@@ -88,7 +88,7 @@ impl Default for SelfplayConfig {
 impl SelfplayConfig {
     /// Check the parameters; the error names the bad field.
     pub fn validate(&self) -> Result<()> {
-        anyhow::ensure!((7..=20).contains(&self.size), "size {} is outside 7..=20", self.size);
+        renju_rules::board::check_size(self.size)?;
         anyhow::ensure!(self.playouts >= 1, "playouts must be at least 1");
         anyhow::ensure!(self.fast_playouts >= 1, "fast_playouts must be at least 1");
         anyhow::ensure!((0.0..=1.0).contains(&self.full_search_fraction), "full_search_fraction {} is outside 0..=1", self.full_search_fraction);

@@ -3,7 +3,7 @@
 
 use super::config::RunConfig;
 use anyhow::{Context, Result};
-use renju_trainer::{ModelEvaluator, RunDir, Trainer};
+use renju_trainer::{RunDir, Trainer};
 use std::path::Path;
 
 /// Plays the trainer's current network against generation `incumbent` (see
@@ -41,9 +41,7 @@ pub(crate) fn gate_candidate(cfg: &RunConfig, run: &RunDir, trainer: &Trainer, i
         },
         ..Default::default()
     };
-    let loader = |d: &Path, _size: usize| -> Result<Box<dyn renju_selfplay::eval::Evaluator>> {
-        Ok(Box::new(ModelEvaluator::load(d, tch::Device::cuda_if_available())?))
-    };
+    let loader = renju_trainer::model::evaluator_loader(cfg.training.device.resolve()?);
     let decision = gate(&spec("candidate", &dir)?, &spec("incumbent", &incumbent_dir)?, &gc, &loader)?;
     std::fs::remove_dir_all(&dir).ok();
     Ok((decision.pass, decision.reason))

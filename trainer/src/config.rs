@@ -327,7 +327,7 @@ impl TrainerConfig {
     /// Checks values are usable.
     pub fn validate(&self) -> Result<()> {
         self.net.validate()?;
-        ensure!(self.board_size >= 5 && self.board_size <= 32, "board_size must be in 5..=32");
+        renju_rules::board::check_size(self.board_size).context("board_size")?;
         ensure!(self.batch_size >= 1, "batch_size must be >= 1");
         ensure!(self.schedule.lr > 0.0, "schedule.lr must be > 0");
         ensure!(self.l2 >= 0.0 && self.grad_clip >= 0.0, "l2 and grad_clip must be >= 0");

@@ -360,3 +360,11 @@ impl Evaluator for ModelEvaluator {
         self.config.board_size
     }
 }
+
+/// The one model loader of the commands and the pipeline: builds a
+/// [`renju_selfplay::eval::EvaluatorLoader`] that loads `model:DIR` specs (a generation directory,
+/// or a models directory with `LATEST`) as [`ModelEvaluator`]s on `device` (the configured one:
+/// `training.device` in the pipeline, `auto` for the commands).
+pub fn evaluator_loader(device: Device) -> impl Fn(&Path, usize) -> Result<Box<dyn Evaluator>> + Sync {
+    move |dir: &Path, _size: usize| -> Result<Box<dyn Evaluator>> { Ok(Box::new(ModelEvaluator::load(dir, device)?)) }
+}
