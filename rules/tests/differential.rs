@@ -9,59 +9,8 @@ use rand_chacha::ChaCha8Rng;
 use renju_rules::board::ForbiddenKind;
 use renju_rules::{reference, Board, Color, Point, Rule, Verdict};
 
-/// A position: stones in placement order on a board of side `size`.
-fn realistic_position(rng: &mut ChaCha8Rng, size: usize) -> Vec<(Point, Color)> {
-    let mut occ = vec![false; size * size];
-    let mut stones: Vec<(Point, Color)> = Vec::new();
-    let put = |p: Point, c: Color, stones: &mut Vec<(Point, Color)>, occ: &mut Vec<bool>| {
-        let i = p.index(size);
-        if !occ[i] {
-            occ[i] = true;
-            stones.push((p, c));
-        }
-    };
-    match rng.gen_range(0..3) {
-        0 => {
-            // Random game, moves near existing stones, alternate colours.
-            let n = rng.gen_range(1..(size * size * 2 / 3).min(120));
-            for i in 0..n {
-                let c = if i % 2 == 0 { Color::Black } else { Color::White };
-                let p = if stones.is_empty() || rng.gen_bool(0.1) {
-                    Point::new(rng.gen_range(0..size) as u8, rng.gen_range(0..size) as u8)
-                } else {
-                    let (q, _) = stones[rng.gen_range(0..stones.len())];
-                    let x = (q.x as i32 + rng.gen_range(-2..=2)).clamp(0, size as i32 - 1);
-                    let y = (q.y as i32 + rng.gen_range(-2..=2)).clamp(0, size as i32 - 1);
-                    Point::new(x as u8, y as u8)
-                };
-                put(p, c, &mut stones, &mut occ);
-            }
-        }
-        _ => {
-            // Dense clusters: black-heavy random fill of one or two windows.
-            let clusters = rng.gen_range(1..=2);
-            let pb = rng.gen_range(0.12..0.5);
-            let pw = rng.gen_range(0.0..0.2);
-            for _ in 0..clusters {
-                let w = rng.gen_range(5..=size.min(11));
-                let x0 = rng.gen_range(0..=size - w);
-                let y0 = rng.gen_range(0..=size - w);
-                for y in y0..y0 + w {
-                    for x in x0..x0 + w {
-                        let r: f64 = rng.gen();
-                        let p = Point::new(x as u8, y as u8);
-                        if r < pb {
-                            put(p, Color::Black, &mut stones, &mut occ);
-                        } else if r < pb + pw {
-                            put(p, Color::White, &mut stones, &mut occ);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    stones
-}
+mod common;
+use common::realistic_position;
 
 #[derive(Default, Debug)]
 struct Tally {

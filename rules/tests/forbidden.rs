@@ -3,18 +3,11 @@
 //! right answer and why. Every position is also checked against the independent reference checker.
 
 use renju_rules::board::ForbiddenKind::{DoubleFour, DoubleThree, Overline};
-use renju_rules::notation::{parse_moves, parse_point};
+use renju_rules::notation::parse_point;
 use renju_rules::{reference, Board, Color, Point, Rule, Verdict};
 
-fn stones(black: &str, white: &str, size: usize) -> Vec<(Point, Color)> {
-    let mut v = Vec::new();
-    for (text, c) in [(black, Color::Black), (white, Color::White)] {
-        if !text.trim().is_empty() {
-            v.extend(parse_moves(text, size).unwrap().into_iter().map(|p| (p, c)));
-        }
-    }
-    v
-}
+mod common;
+use common::stones;
 
 /// The verdict for `c` on `mv`, asserting that the fast engine and the reference agree.
 fn verdict_on(rule: Rule, size: usize, black: &str, white: &str, mv: &str, c: Color) -> Verdict {

@@ -23,8 +23,10 @@
 //! live => B is four-three-three (forbidden) => A's row three is fake => A is legal.
 
 use renju_rules::board::ForbiddenKind::{DoubleFour, DoubleThree};
-use renju_rules::notation::{parse_moves, parse_point};
 use renju_rules::{reference, Board, Color, Point, Rule, Verdict};
+
+mod common;
+use common::{pt, stones};
 
 const DT: Verdict = Verdict::Forbidden(DoubleThree);
 const DF: Verdict = Verdict::Forbidden(DoubleFour);
@@ -34,18 +36,6 @@ const BLACK: &str = "f6 h6 e5 e4 g7 g9 h5 i4 h8 j8 f9 e10 i9 i10 i11";
 const WHITE: &str = "c6 g4 e8 i12";
 /// D's column four, removed in the "flipped" variant.
 const D_COLUMN: [&str; 4] = ["i9", "i10", "i11", "i12"];
-
-fn pt(s: &str) -> Point {
-    parse_point(s, 15).unwrap()
-}
-
-fn stones(black: &str, white: &str) -> Vec<(Point, Color)> {
-    let mut v = Vec::new();
-    for (text, c) in [(black, Color::Black), (white, Color::White)] {
-        v.extend(parse_moves(text, 15).unwrap().into_iter().map(|p| (p, c)));
-    }
-    v
-}
 
 /// Black's verdict on `mv` after the black chain points `placed` were added to `base`, checked
 /// against the reference checker; also checks `legal_mask` / `forbidden_points` agree.
@@ -66,7 +56,7 @@ fn verdict_after(base: &[(Point, Color)], placed: &[&str], mv: &str) -> Verdict 
 
 #[test]
 fn three_levels_deep_a_is_legal() {
-    let base = stones(BLACK, WHITE);
+    let base = stones(BLACK, WHITE, 15);
     // Level 3: D is a double-four whatever else happens.
     assert_eq!(verdict_after(&base, &["e6", "g6", "g8"], "i8"), DF, "D");
     // Level 2: C's row three is fake (its only straight-four point D is forbidden); its
@@ -91,7 +81,7 @@ fn three_levels_deep_flipped_at_the_bottom() {
     // four-three: legal), A's row three is live (A double-three: forbidden).
     let black: String = BLACK.split(' ').filter(|s| !D_COLUMN.contains(s)).collect::<Vec<_>>().join(" ");
     let white: String = WHITE.split(' ').filter(|s| !D_COLUMN.contains(s)).collect::<Vec<_>>().join(" ");
-    let base = stones(&black, &white);
+    let base = stones(&black, &white, 15);
     assert_eq!(verdict_after(&base, &["e6", "g6", "g8"], "i8"), LEGAL, "D");
     assert_eq!(verdict_after(&base, &["e6", "g6"], "g8"), DT, "C");
     assert_eq!(verdict_after(&base, &["e6"], "g6"), LEGAL, "B");
@@ -103,7 +93,7 @@ fn two_levels_deep() {
     // Black d11 with white c12 turns C's anti-diagonal three into a four (c12 blocks it, five point
     // h7): C is then a double-four outright (level 2). So B's column three is fake, B is a
     // four-three (legal, level 1), A's row three is live and A is a double-three (level 0).
-    let base = stones(&format!("{BLACK} d11"), &format!("{WHITE} c12"));
+    let base = stones(&format!("{BLACK} d11"), &format!("{WHITE} c12"), 15);
     assert_eq!(verdict_after(&base, &["e6", "g6"], "g8"), DF, "C");
     assert_eq!(verdict_after(&base, &["e6"], "g6"), LEGAL, "B");
     assert_eq!(verdict_after(&base, &[], "e6"), DT, "A");

@@ -5,10 +5,8 @@ use renju_rules::opening::centre;
 use renju_rules::{Opening, Point, Symmetry};
 use std::collections::HashSet;
 
-fn p(name: &str) -> Point {
-    let b = name.as_bytes();
-    Point::new(b[0] - b'a', name[1..].parse::<u8>().unwrap() - 1)
-}
+mod common;
+use common::pt as p;
 
 #[test]
 fn table_stone_three_points_on_15x15() {

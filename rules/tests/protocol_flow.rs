@@ -3,14 +3,9 @@
 
 use renju_rules::{Action, Color, DecisionKind, Game, GameError, Opening, OutcomeReason, Player, Point, Protocol, Rule, Verdict};
 
-fn p(name: &str) -> Point {
-    let b = name.as_bytes();
-    Point::new(b[0] - b'a', name[1..].parse::<u8>().unwrap() - 1)
-}
+mod common;
+use common::{at, pt as p};
 
-fn at(name: &str) -> Action {
-    Action::Place(p(name))
-}
 
 fn game(protocol: &str) -> Game {
     Game::new(15, Rule::Renju, protocol.parse().unwrap(), None).unwrap()

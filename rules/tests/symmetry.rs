@@ -11,44 +11,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use renju_rules::{Board, Color, Point, Rule, Symmetry, Verdict};
 
-fn realistic_position(rng: &mut ChaCha8Rng, size: usize) -> Vec<(Point, Color)> {
-    let mut occ = vec![false; size * size];
-    let mut stones: Vec<(Point, Color)> = Vec::new();
-    let mut put = |p: Point, c: Color, stones: &mut Vec<(Point, Color)>| {
-        if !occ[p.index(size)] {
-            occ[p.index(size)] = true;
-            stones.push((p, c));
-        }
-    };
-    if rng.gen_bool(0.5) {
-        let n = rng.gen_range(5..(size * size / 2).min(90));
-        for i in 0..n {
-            let c = if i % 2 == 0 { Color::Black } else { Color::White };
-            let p = if stones.is_empty() || rng.gen_bool(0.1) {
-                Point::new(rng.gen_range(0..size) as u8, rng.gen_range(0..size) as u8)
-            } else {
-                let (q, _) = stones[rng.gen_range(0..stones.len())];
-                let x = (q.x as i32 + rng.gen_range(-2..=2)).clamp(0, size as i32 - 1);
-                let y = (q.y as i32 + rng.gen_range(-2..=2)).clamp(0, size as i32 - 1);
-                Point::new(x as u8, y as u8)
-            };
-            put(p, c, &mut stones);
-        }
-    } else {
-        let pb = rng.gen_range(0.15..0.45);
-        let pw = rng.gen_range(0.0..0.15);
-        let w = rng.gen_range(5..=size.min(10));
-        let (x0, y0) = (rng.gen_range(0..=size - w), rng.gen_range(0..=size - w));
-        for y in y0..y0 + w {
-            for x in x0..x0 + w {
-                let r: f64 = rng.gen();
-                let c = if r < pb { Color::Black } else if r < pb + pw { Color::White } else { continue };
-                put(Point::new(x as u8, y as u8), c, &mut stones);
-            }
-        }
-    }
-    stones
-}
+mod common;
+use common::realistic_position;
 
 #[test]
 fn verdicts_masks_and_forbidden_lists_are_invariant_under_all_8_symmetries() {
