@@ -526,8 +526,8 @@ pub fn run_arena(
         match &cfg.sprt {
             Some(s) => {
                 match r.score_of(&names[0]) {
-                    Some(x) if x == 1.0 => tally.wins += 1,
-                    Some(x) if x == 0.5 => tally.draws += 1,
+                    Some(1.0) => tally.wins += 1,
+                    Some(0.5) => tally.draws += 1,
                     Some(_) => tally.losses += 1,
                     None => {}
                 }

@@ -1,6 +1,7 @@
 //! The publication gate: play a candidate generation against the incumbent and publish only
-//! when the arena says it is not weaker. Off by default ([`GateConfig::enabled`] = false); the
-//! training pipeline calls [`gate`] before publishing when enabled.
+//! when the arena says it is not weaker. The training pipeline calls [`gate`] before publishing
+//! when its `pipeline.gate` is on (off by default); [`GateConfig::default`] holds the defaults of
+//! the pipeline's `gate_*` keys.
 //!
 //! Decision: with an SPRT configured, pass iff the test accepts H1 (stopping early when it
 //! decides); if it is still undecided after `games` games, pass iff the candidate's score is at
@@ -19,9 +20,7 @@ use crate::stats::Wdl;
 /// Gate settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GateConfig {
-    /// Whether gating is on. Default false (every generation is published).
-    pub enabled: bool,
-    /// Games at most (per the arena: the 26 openings with both colours). Default 104.
+    /// Games at most (per the arena: the 26 openings with both colours). Default 52.
     pub games: usize,
     /// Minimum score of the candidate to pass without an SPRT decision. Default 0.55.
     pub min_score: f64,
@@ -35,8 +34,7 @@ pub struct GateConfig {
 impl Default for GateConfig {
     fn default() -> Self {
         GateConfig {
-            enabled: false,
-            games: 104,
+            games: 52,
             min_score: 0.55,
             sprt: Some(SprtConfig { elo0: 0.0, elo1: 35.0, alpha: 0.05, beta: 0.05 }),
             arena: ArenaConfig::default(),
@@ -49,8 +47,6 @@ impl Default for GateConfig {
 pub struct GateDecision {
     /// Publish the candidate?
     pub pass: bool,
-    /// False when gating is disabled (then `pass` is true and no games were played).
-    pub played: bool,
     /// The candidate's results against the incumbent.
     pub candidate: Wdl,
     pub sprt: Option<SprtStatus>,
@@ -61,15 +57,6 @@ pub struct GateDecision {
 /// Runs the gate (module docs) for `candidate` against `incumbent` (their names must differ).
 /// Errors: as [`run_arena`].
 pub fn gate(candidate: &PlayerSpec, incumbent: &PlayerSpec, cfg: &GateConfig, loader: &EvaluatorLoader) -> Result<GateDecision> {
-    if !cfg.enabled {
-        return Ok(GateDecision {
-            pass: true,
-            played: false,
-            candidate: Wdl::default(),
-            sprt: None,
-            reason: "gating disabled".into(),
-        });
-    }
     let arena = ArenaConfig { games: cfg.games, openings: OpeningMode::Rif26, sprt: cfg.sprt, ..cfg.arena.clone() };
     let s = run_arena(&[candidate.clone(), incumbent.clone()], &arena, loader, |_| {})?;
     Ok(decide(s.matrix.results[0][1], s.sprt, cfg.min_score))
@@ -86,21 +73,12 @@ pub fn decide(candidate: Wdl, sprt: Option<SprtStatus>, min_score: f64) -> GateD
             format!("score {score:.3} over {} games {} {min_score}", candidate.games(), if score >= min_score { ">=" } else { "<" }),
         ),
     };
-    GateDecision { pass, played: true, candidate, sprt, reason }
+    GateDecision { pass, candidate, sprt, reason }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use renju_selfplay::eval::no_models;
-
-    #[test]
-    fn disabled_gate_passes_without_games() {
-        let a = PlayerSpec::parse_named("a=uniform").unwrap();
-        let b = PlayerSpec::parse_named("b=uniform").unwrap();
-        let d = gate(&a, &b, &GateConfig::default(), &no_models).unwrap();
-        assert!(d.pass && !d.played);
-    }
 
     #[test]
     fn decision_rule() {

@@ -276,8 +276,8 @@ impl Brain {
             bail!("{} own and {} opponent stones: we must be to move (equal counts, or one fewer own stone)", own.len(), opp.len());
         };
         let mut moves = Vec::with_capacity(black.len() + white.len());
-        for k in 0..black.len() {
-            moves.push(black[k]);
+        for (k, &b) in black.iter().enumerate() {
+            moves.push(b);
             if let Some(&w) = white.get(k) {
                 moves.push(w);
             }

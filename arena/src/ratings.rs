@@ -52,9 +52,9 @@ impl ResultMatrix {
     pub fn add(&mut self, i: usize, j: usize, score_i: f64) {
         assert!(i != j, "a player cannot play itself");
         let (a, b) = match score_i {
-            s if s == 1.0 => (Wdl { wins: 1, draws: 0, losses: 0 }, Wdl { wins: 0, draws: 0, losses: 1 }),
-            s if s == 0.5 => (Wdl { wins: 0, draws: 1, losses: 0 }, Wdl { wins: 0, draws: 1, losses: 0 }),
-            s if s == 0.0 => (Wdl { wins: 0, draws: 0, losses: 1 }, Wdl { wins: 1, draws: 0, losses: 0 }),
+            1.0 => (Wdl { wins: 1, draws: 0, losses: 0 }, Wdl { wins: 0, draws: 0, losses: 1 }),
+            0.5 => (Wdl { wins: 0, draws: 1, losses: 0 }, Wdl { wins: 0, draws: 1, losses: 0 }),
+            0.0 => (Wdl { wins: 0, draws: 0, losses: 1 }, Wdl { wins: 1, draws: 0, losses: 0 }),
             s => panic!("score {s} is not 0, 0.5 or 1"),
         };
         let r = &mut self.results[i][j];
@@ -243,6 +243,8 @@ fn gradient_information(theta: &[f64], s: &[Vec<f64>], n: &[Vec<f64>]) -> (Vec<f
 
 /// Inverse of a small square matrix by Gauss–Jordan elimination with partial pivoting; `None`
 /// when (numerically) singular.
+// Gauss-Jordan elimination reads row `c` while writing row `r`: index loops are clearer here.
+#[allow(clippy::needless_range_loop)]
 fn invert(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
     let k = a.len();
     let mut m: Vec<Vec<f64>> = a

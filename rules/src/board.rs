@@ -219,25 +219,6 @@ impl Iterator for PointSetIter<'_> {
 #[error("board size {0} is out of range ({MIN_SIZE}..={MAX_SIZE})")]
 pub struct SizeError(pub usize);
 
-// ---------------------------------------------------------------------------------------------
-// The Board itself is implemented below this line (representation chosen for speed).
-// Required public API (signatures are the contract):
-//
-//   Board::new(size: usize, rule: Rule) -> Result<Board, SizeError>
-//   fn size(&self) -> usize;  fn rule(&self) -> Rule;  fn contains(&self, p: Point) -> bool
-//   fn get(&self, p: Point) -> Option<Color>
-//   fn place(&mut self, p: Point, c: Color)      // no legality check; debug_assert on occupied
-//   fn undo(&mut self) -> Option<(Point, Color)> // removes the last placed stone
-//   fn stones(&self) -> &[(Point, Color)]        // placement order
-//   fn stone_count(&self) -> usize;  fn is_full(&self) -> bool
-//   fn hash(&self) -> u64                        // Zobrist, incremental
-//   fn classify(&self, p: Point, c: Color) -> Verdict
-//   fn legal_mask(&self, c: Color) -> PointSet   // empty points where `c` may play (renju: Black's forbidden excluded)
-//   fn forbidden_points(&self) -> Vec<(Point, ForbiddenKind)> // Black's, under renju; empty otherwise
-//   fn is_win_at(&self, p: Point) -> bool        // does the stone on `p` form a winning line for its colour under the rule
-// ---------------------------------------------------------------------------------------------
-
-
 // Representation: for each of the 4 line directions and each line, one `u32` bit mask per colour,
 // bit `pos + PAD` for the point at position `pos` along the line (PAD = 5 so that an 11-point
 // window around any point is `(mask >> pos) & 0x7FF`, the point itself at window bit 5). Lines:

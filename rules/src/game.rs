@@ -346,7 +346,7 @@ impl Game {
     }
     /// The colour of the next stone to go on the board: Black when the stone count is even.
     pub fn next_color(&self) -> Color {
-        if self.board.stone_count() % 2 == 0 {
+        if self.board.stone_count().is_multiple_of(2) {
             Color::Black
         } else {
             Color::White

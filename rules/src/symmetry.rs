@@ -2,7 +2,7 @@
 //! 4 reflections. Used for data augmentation, opening recognition (RULES.md §5: an opening in any
 //! of its 8 symmetric forms is the same opening) and fifth-move offer checks.
 
-use crate::board::{Board, Color, Point};
+use crate::board::{Board, Point};
 
 /// One of the 8 board symmetries, numbered 0..8: bit 2 = transpose (swap x and y) first, then
 /// bit 0 flips x (`x -> size-1-x`) and bit 1 flips y. `Symmetry(0)` is the identity.
@@ -59,11 +59,6 @@ impl Symmetry {
             .iter()
             .find(|s| probe.map(|p| s.apply(p, 5)) == want)
             .expect("D4 is closed under composition")
-    }
-
-    /// Map a list of stones (order kept).
-    pub fn apply_stones(self, stones: &[(Point, Color)], size: usize) -> Vec<(Point, Color)> {
-        stones.iter().map(|&(p, c)| (self.apply(p, size), c)).collect()
     }
 
     /// The transformed board: same size, rule and placement order, every stone mapped.

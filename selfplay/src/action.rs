@@ -1,4 +1,4 @@
-//! The action space: every decision of a [`Game`] at a fixed index (DESIGN.md "Action space").
+//! The action space: every decision of a [`Game`](renju_rules::Game) at a fixed index (DESIGN.md "Action space").
 //!
 //! For a board of side `S` (`P = S * S` points) the space has `A = P + 4 + MAX_OFFERS` entries:
 //!
@@ -14,7 +14,7 @@
 //! Symmetry augmentation permutes `0 .. P` only; protocol actions are unaffected.
 
 use renju_rules::game::MAX_OFFERS as RULES_MAX_OFFERS;
-use renju_rules::{Action, Game, Point};
+use renju_rules::{Action, Point};
 
 /// Number of `ChooseN` slots in the action space (RULES.md §5 item 4, `rules::game::MAX_OFFERS`).
 pub const MAX_OFFERS: usize = RULES_MAX_OFFERS as usize;
@@ -31,7 +31,7 @@ pub fn action_space_size(size: usize) -> usize {
 ///
 /// # Panics
 /// If a `Place` point lies off the board or `ChooseN(n)` has `n` outside `1..=MAX_OFFERS`
-/// (such actions are never legal in a [`Game`]).
+/// (such actions are never legal in a [`Game`](renju_rules::Game)).
 pub fn action_index(action: Action, size: usize) -> usize {
     let p = size * size;
     match action {
@@ -72,25 +72,6 @@ pub fn action_from_index(index: usize, size: usize) -> Option<Action> {
         k if k < NUM_PROTOCOL_ACTIONS => Some(Action::ChooseN((k - 3) as u8)),
         _ => None,
     }
-}
-
-/// Legality mask over the action space: `mask[i]` is true when `action_from_index(i)` is legal
-/// in `game` now (forbidden black points excluded, RULES.md §2). Length `action_space_size(size)`.
-pub fn legal_mask(game: &Game) -> Vec<bool> {
-    let size = game.board().size();
-    let mut mask = vec![false; action_space_size(size)];
-    for a in game.legal_actions() {
-        mask[action_index(a, size)] = true;
-    }
-    mask
-}
-
-/// The legal actions of `game` as indices, in increasing order.
-pub fn legal_indices(game: &Game) -> Vec<usize> {
-    let size = game.board().size();
-    let mut v: Vec<usize> = game.legal_actions().into_iter().map(|a| action_index(a, size)).collect();
-    v.sort_unstable();
-    v
 }
 
 #[cfg(test)]

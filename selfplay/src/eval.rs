@@ -331,10 +331,10 @@ mod tests {
     #[test]
     fn uniform_shapes_and_errors() {
         let mut e = UniformEvaluator::new(9);
-        let out = e.evaluate(&vec![0.0; 2 * NUM_PLANES * 81], &vec![0.0; 2 * NUM_GLOBALS], 2).unwrap();
+        let out = e.evaluate(&[0.0; 2 * NUM_PLANES * 81], &[0.0; 2 * NUM_GLOBALS], 2).unwrap();
         assert_eq!(out.policy_logits.len(), 2 * action_space_size(9));
         assert_eq!(out.wdl.len(), 6);
-        let err = e.evaluate(&[0.0; 3], &vec![0.0; NUM_GLOBALS], 1).unwrap_err().to_string();
+        let err = e.evaluate(&[0.0; 3], &[0.0; NUM_GLOBALS], 1).unwrap_err().to_string();
         assert!(err.contains("planes has 3 floats"), "{err}");
     }
 

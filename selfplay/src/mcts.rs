@@ -297,7 +297,8 @@ impl Mcts {
         let cmp = |x: &Node, y: &Node| y.prior.partial_cmp(&x.prior).unwrap_or(std::cmp::Ordering::Equal).then(y.n.cmp(&x.n));
         // A stable sort leaves an already ordered slice as it is: skip it then (cheap check;
         // `cmp(x, y) != Greater` spelled out, NaN priors comparing equal as in `cmp`).
-        if self.nodes[kids.clone()].windows(2).all(|w| !(w[1].prior > w[0].prior) && (w[1].prior < w[0].prior || w[1].n <= w[0].n)) {
+        let not_greater = |a: f32, b: f32| a.partial_cmp(&b) != Some(std::cmp::Ordering::Greater);
+        if self.nodes[kids.clone()].windows(2).all(|w| not_greater(w[1].prior, w[0].prior) && (w[1].prior < w[0].prior || w[1].n <= w[0].n)) {
             return;
         }
         self.nodes[kids].sort_by(cmp);

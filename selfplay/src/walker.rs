@@ -122,7 +122,7 @@ impl FastWalker {
     /// Colour to place at the current depth.
     pub fn to_move(&self) -> Color {
         let depth = self.board.stone_count() - self.root_stones;
-        if depth % 2 == 0 { self.root_color } else { self.root_color.opponent() }
+        if depth.is_multiple_of(2) { self.root_color } else { self.root_color.opponent() }
     }
 
     fn player_of(&self, c: Color) -> Player {

@@ -12,6 +12,7 @@
 //! The run directory's layout belongs to [`RunDir`] (in `renju-trainer`).
 
 use anyhow::{bail, Context, Result};
+use renju_arena::gate::GateConfig;
 use renju_rules::{Protocol, Rule};
 use renju_selfplay::selfplay::SelfplayConfig;
 use renju_selfplay::server::ServerConfig;
@@ -82,10 +83,10 @@ impl Default for PipelineConfig {
             games_per_shard: 8,
             model_poll_ms: 500,
             gate: false,
-            gate_games: 52,
+            gate_games: GateConfig::default().games,
             gate_playouts: 64,
-            gate_min_score: 0.55,
-            gate_sprt: true,
+            gate_min_score: GateConfig::default().min_score,
+            gate_sprt: GateConfig::default().sprt.is_some(),
         }
     }
 }

@@ -27,7 +27,6 @@ pub(crate) fn gate_candidate(cfg: &RunConfig, run: &RunDir, trainer: &Trainer, i
     let incumbent_dir = run.generation(incumbent);
     let spec = |name: &str, d: &Path| PlayerSpec::parse(name, &format!("model:{},playouts={}", d.display(), cfg.pipeline.gate_playouts));
     let gc = GateConfig {
-        enabled: true,
         games: cfg.pipeline.gate_games,
         min_score: cfg.pipeline.gate_min_score,
         sprt: if cfg.pipeline.gate_sprt { GateConfig::default().sprt } else { None },
@@ -39,7 +38,6 @@ pub(crate) fn gate_candidate(cfg: &RunConfig, run: &RunDir, trainer: &Trainer, i
             threads: 1,
             ..Default::default()
         },
-        ..Default::default()
     };
     let loader = renju_trainer::model::evaluator_loader(cfg.training.device.resolve()?);
     let decision = gate(&spec("candidate", &dir)?, &spec("incumbent", &incumbent_dir)?, &gc, &loader)?;

@@ -35,14 +35,14 @@ impl GenerationTally {
     /// Reads the shards of `dir` not seen before; returns the totals over every shard seen.
     pub(crate) fn update(&mut self, dir: &Path) -> Result<BTreeMap<i64, u64>> {
         for p in list_shards_or_empty(dir)? {
-            if !self.seen.contains_key(&p) {
+            if let std::collections::btree_map::Entry::Vacant(slot) = self.seen.entry(p) {
                 // A shard that does not read is the replay window's to reject and report.
-                let Ok(shard) = read_shard(&p) else { continue };
+                let Ok(shard) = read_shard(slot.key()) else { continue };
                 let mut counts = BTreeMap::new();
                 for g in shard.generation.iter() {
                     *counts.entry(*g).or_insert(0) += 1;
                 }
-                self.seen.insert(p, counts);
+                slot.insert(counts);
             }
         }
         let mut total = BTreeMap::new();

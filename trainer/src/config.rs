@@ -7,7 +7,6 @@
 use anyhow::{bail, ensure, Context, Result};
 use renju_rules::Rule;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 /// Architecture of the residual tower (see [`crate::net`] for the layers).
 ///
@@ -314,16 +313,6 @@ impl Default for TrainerConfig {
 }
 
 impl TrainerConfig {
-    /// Reads a TOML file; errors name the file and the bad key.
-    pub fn from_toml_file(path: &Path) -> Result<TrainerConfig> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("reading trainer config {}", path.display()))?;
-        let cfg: TrainerConfig =
-            toml::from_str(&text).with_context(|| format!("parsing trainer config {}", path.display()))?;
-        cfg.validate().with_context(|| format!("invalid trainer config {}", path.display()))?;
-        Ok(cfg)
-    }
-
     /// Checks values are usable.
     pub fn validate(&self) -> Result<()> {
         self.net.validate()?;

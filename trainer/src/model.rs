@@ -283,7 +283,8 @@ pub fn publish_model(models_dir: &Path, vs: &nn::VarStore, config: &ModelConfig)
 /// CPU everything is f32. Not `Sync` (tch tensors are not); the inference server owns it on one
 /// thread.
 pub struct ModelEvaluator {
-    vs: nn::VarStore,
+    /// Owns the network's variables (the net holds views of them); never read directly.
+    _vs: nn::VarStore,
     net: Net,
     config: ModelConfig,
     device: Device,
@@ -300,7 +301,7 @@ impl ModelEvaluator {
         if kind == Kind::Half {
             vs.half();
         }
-        Ok(ModelEvaluator { vs, net, config, device, kind })
+        Ok(ModelEvaluator { _vs: vs, net, config, device, kind })
     }
 
     /// The model's config.
@@ -311,11 +312,6 @@ impl ModelEvaluator {
     /// The model's generation.
     pub fn generation(&self) -> u64 {
         self.config.generation
-    }
-
-    /// Number of network variables (for diagnostics).
-    pub fn num_variables(&self) -> usize {
-        self.vs.len()
     }
 
     /// The device inference runs on.
