@@ -232,8 +232,11 @@ fn pattern(steps: &[(DecisionKind, Player, Action, Game)]) -> String {
     tokens.join(" ")
 }
 
-/// Runs the study. `progress` sees every finished game. Errors: bad settings, a model that does
-/// not load.
+/// Runs the study in named phases: `study_jobs` (the games to play), `estimate_openings`
+/// (value-head and search estimates), playing the games in parallel (`progress` sees every
+/// finished one), `opening_rows` (per-opening results and decisions), `pattern_rows` (whole
+/// protocol games), then the rank correlations. Errors: bad settings, a model that does not
+/// load.
 pub fn run_study(
     eval: &EvaluatorSpec,
     cfg: &StudyConfig,
@@ -251,31 +254,10 @@ pub fn run_study(
         kind: PlayerKind::Search { eval: eval.clone(), settings: settings.clone() },
         text: format!("{eval:?}"),
     };
+    let jobs = study_jobs(cfg)?;
     // Value head and search estimates on the main thread.
     let mut agent = MctsAgent::new(eval.build(cfg.size, loader)?, SearchSettings { explore: 0, ..settings });
-    let mut estimates = Vec::new();
-    let mut jobs = Vec::new();
-    let mut whole = false;
-    for o in Opening::all() {
-        let plain = Game::new(cfg.size, cfg.rule, Protocol::Designated { opening: Some(o), swap: false, offers: 0 }, cfg.stone_cap)?;
-        let w = agent.value_head(&plain)?;
-        let value_black = (w[2] + 0.5 * w[1]) as f64;
-        let m = agent.search(&plain, &SearchLimit { playouts: Some(cfg.playouts), time: None })?;
-        let search_black = (1.0 - m.root_value() as f64) / 2.0;
-        estimates.push((value_black, search_black));
-        let (protocol, w) = per_opening_protocol(&cfg.protocol, o)?;
-        whole = w;
-        for _ in 0..cfg.games {
-            let index = jobs.len();
-            jobs.push(Job { index, first: 0, second: 0, protocol: protocol.clone(), seed: game_seed(cfg.seed, index) });
-        }
-    }
-    if whole {
-        for _ in 0..cfg.protocol_games {
-            let index = jobs.len();
-            jobs.push(Job { index, first: 0, second: 0, protocol: cfg.protocol.clone(), seed: game_seed(cfg.seed, index) });
-        }
-    }
+    let estimates = estimate_openings(&mut agent, cfg)?;
     let acfg = ArenaConfig {
         size: cfg.size,
         rule: cfg.rule,
@@ -290,8 +272,78 @@ pub fn run_study(
         true
     })?;
     let per_opening = 26 * cfg.games;
-    let mut rows = Vec::new();
     let mut tally: BTreeMap<(String, String, String), u64> = BTreeMap::new();
+    let rows = opening_rows(&records[..per_opening], &estimates, cfg, &mut tally)?;
+    let patterns = pattern_rows(&records[per_opening..], cfg)?;
+    let decisions = tally
+        .into_iter()
+        .map(|((opening, decision, choice), count)| DecisionRow { opening, decision, choice, count })
+        .collect();
+    let with_ord: Vec<&OpeningRow> = rows.iter().filter(|r| r.published_ordinal.is_some()).collect();
+    let ord: Vec<f64> = with_ord.iter().map(|r| r.published_ordinal.unwrap() as f64).collect();
+    let corr = |f: &dyn Fn(&OpeningRow) -> f64| spearman(&with_ord.iter().map(|r| f(r)).collect::<Vec<_>>(), &ord);
+    Ok(StudyResult {
+        config_text: format!(
+            "protocol {}, rule {:?}, {}x{}, {} games per opening, {} playouts, explore {}, seed {}",
+            cfg.protocol, cfg.rule, cfg.size, cfg.size, cfg.games, cfg.playouts, cfg.explore, cfg.seed
+        ),
+        spearman_selfplay: corr(&|r| r.black_score),
+        spearman_search: corr(&|r| r.search),
+        spearman_value: corr(&|r| r.value_head),
+        rows,
+        decisions,
+        patterns,
+    })
+}
+
+/// Phase 1 of [`run_study`]: the self-play games, `cfg.games` per opening (in opening order)
+/// under the per-opening protocol, then `cfg.protocol_games` whole games when the protocol does
+/// not start from the 26 openings. Game `k` is seeded from `cfg.seed` and `k`.
+fn study_jobs(cfg: &StudyConfig) -> Result<Vec<Job>> {
+    let mut jobs = Vec::new();
+    let mut whole = false;
+    for o in Opening::all() {
+        let (protocol, w) = per_opening_protocol(&cfg.protocol, o)?;
+        whole = w;
+        for _ in 0..cfg.games {
+            let index = jobs.len();
+            jobs.push(Job { index, first: 0, second: 0, protocol: protocol.clone(), seed: game_seed(cfg.seed, index) });
+        }
+    }
+    if whole {
+        for _ in 0..cfg.protocol_games {
+            let index = jobs.len();
+            jobs.push(Job { index, first: 0, second: 0, protocol: cfg.protocol.clone(), seed: game_seed(cfg.seed, index) });
+        }
+    }
+    Ok(jobs)
+}
+
+/// Phase 2 of [`run_study`]: per opening (in [`Opening::all`] order), Black's expected score
+/// from the value head and from a search of `cfg.playouts` playouts: `(value, search)`.
+fn estimate_openings(agent: &mut MctsAgent, cfg: &StudyConfig) -> Result<Vec<(f64, f64)>> {
+    let mut estimates = Vec::new();
+    for o in Opening::all() {
+        let plain = Game::new(cfg.size, cfg.rule, Protocol::Designated { opening: Some(o), swap: false, offers: 0 }, cfg.stone_cap)?;
+        let w = agent.value_head(&plain)?;
+        let value_black = (w[2] + 0.5 * w[1]) as f64;
+        let m = agent.search(&plain, &SearchLimit { playouts: Some(cfg.playouts), time: None })?;
+        let search_black = (1.0 - m.root_value() as f64) / 2.0;
+        estimates.push((value_black, search_black));
+    }
+    Ok(estimates)
+}
+
+/// Phase 4 of [`run_study`] (after playing): one row per opening from its `cfg.games` records
+/// (`records` holds them in opening order) and its estimates; the swap and offer decisions are
+/// counted into `tally` by (opening, decision, choice).
+fn opening_rows(
+    records: &[GameRecord],
+    estimates: &[(f64, f64)],
+    cfg: &StudyConfig,
+    tally: &mut BTreeMap<(String, String, String), u64>,
+) -> Result<Vec<OpeningRow>> {
+    let mut rows = Vec::new();
     for (k, o) in Opening::all().into_iter().enumerate() {
         let recs: Vec<&GameRecord> = records[k * cfg.games..(k + 1) * cfg.games].iter().collect();
         let w = black_wdl(&recs);
@@ -339,9 +391,14 @@ pub fn run_study(
             swap_rate: (swap_decisions > 0).then(|| swaps as f64 / swap_decisions as f64),
         });
     }
-    // Whole protocol games: patterns.
+    Ok(rows)
+}
+
+/// Phase 5 of [`run_study`]: the whole protocol games tallied by opening pattern (most played
+/// first).
+fn pattern_rows(records: &[GameRecord], cfg: &StudyConfig) -> Result<Vec<PatternRow>> {
     let mut pats: BTreeMap<(String, String), Wdl> = BTreeMap::new();
-    for r in &records[per_opening..] {
+    for r in records {
         let steps = replay(r, cfg)?;
         let key = (pattern(&steps), r.opening.clone().unwrap_or_else(|| "-".into()));
         let e = pats.entry(key).or_default();
@@ -362,25 +419,7 @@ pub fn run_study(
         })
         .collect();
     patterns.sort_by(|a, b| b.games.cmp(&a.games).then(a.pattern.cmp(&b.pattern)));
-    let decisions = tally
-        .into_iter()
-        .map(|((opening, decision, choice), count)| DecisionRow { opening, decision, choice, count })
-        .collect();
-    let with_ord: Vec<&OpeningRow> = rows.iter().filter(|r| r.published_ordinal.is_some()).collect();
-    let ord: Vec<f64> = with_ord.iter().map(|r| r.published_ordinal.unwrap() as f64).collect();
-    let corr = |f: &dyn Fn(&OpeningRow) -> f64| spearman(&with_ord.iter().map(|r| f(r)).collect::<Vec<_>>(), &ord);
-    Ok(StudyResult {
-        config_text: format!(
-            "protocol {}, rule {:?}, {}x{}, {} games per opening, {} playouts, explore {}, seed {}",
-            cfg.protocol, cfg.rule, cfg.size, cfg.size, cfg.games, cfg.playouts, cfg.explore, cfg.seed
-        ),
-        spearman_selfplay: corr(&|r| r.black_score),
-        spearman_search: corr(&|r| r.search),
-        spearman_value: corr(&|r| r.value_head),
-        rows,
-        decisions,
-        patterns,
-    })
+    Ok(patterns)
 }
 
 fn fmt_corr(c: Option<f64>) -> String {
