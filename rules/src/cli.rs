@@ -55,30 +55,53 @@ struct Query {
     color: Option<String>,
 }
 
-/// Classify one JSON line; `Err(message)` for a malformed line.
-pub fn classify_line(line: &str, rule: Rule, size: usize) -> Result<(String, Verdict), String> {
-    let q: Query = serde_json::from_str(line).map_err(|e| format!("bad JSON: {e}"))?;
-    let mv = q.mv.ok_or_else(|| "missing field `move`".to_string())?;
+/// What is wrong with a `rules classify` line (the message goes into its `error` field).
+#[derive(Debug, thiserror::Error)]
+pub enum ClassifyError {
+    /// Not a JSON object of the expected shape.
+    #[error("bad JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// No `move` field.
+    #[error("missing field `move`")]
+    MissingMove,
+    /// `color` is neither black nor white.
+    #[error("unknown color `{0}` (expected black or white)")]
+    UnknownColor(String),
+    /// Unsupported board size.
+    #[error(transparent)]
+    Size(#[from] crate::board::SizeError),
+    /// A point of the `black` / `white` list or the `move` does not parse.
+    #[error("{field}: {source}")]
+    BadPoint { field: &'static str, source: crate::notation::NotationError },
+    /// A point listed twice.
+    #[error("{field}: point `{token}` is listed twice (also in {first})")]
+    Twice { field: &'static str, token: String, first: &'static str },
+}
+
+/// Classify one JSON line: the move as written and its verdict.
+pub fn classify_line(line: &str, rule: Rule, size: usize) -> Result<(String, Verdict), ClassifyError> {
+    let q: Query = serde_json::from_str(line)?;
+    let mv = q.mv.ok_or(ClassifyError::MissingMove)?;
     let color = match q.color.as_deref().map(|c| c.to_ascii_lowercase()) {
         None => Color::Black,
         Some(c) if c == "black" => Color::Black,
         Some(c) if c == "white" => Color::White,
-        Some(c) => return Err(format!("unknown color `{c}` (expected black or white)")),
+        Some(c) => return Err(ClassifyError::UnknownColor(c)),
     };
-    let mut board = Board::new(size, rule).map_err(|e| e.to_string())?;
-    let mut seen: Vec<(Point, &str)> = Vec::new();
+    let mut board = Board::new(size, rule)?;
+    let mut seen: Vec<(Point, &'static str)> = Vec::new();
     for (list, c) in [(&q.black, Color::Black), (&q.white, Color::White)] {
-        let name = if c == Color::Black { "black" } else { "white" };
+        let field = if c == Color::Black { "black" } else { "white" };
         for tok in list {
-            let p = parse_point(tok, size).map_err(|e| format!("{name}: {e}"))?;
-            if let Some((_, first)) = seen.iter().find(|(s, _)| *s == p) {
-                return Err(format!("{name}: point `{tok}` is listed twice (also in {first})"));
+            let p = parse_point(tok, size).map_err(|source| ClassifyError::BadPoint { field, source })?;
+            if let Some(&(_, first)) = seen.iter().find(|(s, _)| *s == p) {
+                return Err(ClassifyError::Twice { field, token: tok.clone(), first });
             }
-            seen.push((p, name));
+            seen.push((p, field));
             board.place(p, c);
         }
     }
-    let p = parse_point(&mv, size).map_err(|e| format!("move: {e}"))?;
+    let p = parse_point(&mv, size).map_err(|source| ClassifyError::BadPoint { field: "move", source })?;
     Ok((mv, board.classify(p, color)))
 }
 
@@ -95,7 +118,7 @@ pub fn classify_jsonl<R: BufRead, W: Write>(reader: R, mut writer: W, rule: Rule
             Ok((mv, v)) => serde_json::json!({"move": mv, "result": verdict_word(v)}),
             Err(e) => {
                 all_ok = false;
-                serde_json::json!({"line": i + 1, "error": e})
+                serde_json::json!({"line": i + 1, "error": e.to_string()})
             }
         };
         writeln!(writer, "{out}")?;
