@@ -5,6 +5,7 @@
 use clap::{Parser, Subcommand};
 
 mod cmd_arena;
+mod cmd_curve;
 mod cmd_export;
 mod cmd_gomocup;
 mod cmd_openings;
@@ -34,6 +35,9 @@ enum Command {
     Export(cmd_export::ExportArgs),
     /// Matches between players: W/D/L per pair, Bradley-Terry ratings, optional SPRT.
     Arena(cmd_arena::ArenaArgs),
+    /// The learning curve of a run: published generations against fixed opponents in the
+    /// training distribution (curve.csv, curve.svg).
+    Curve(cmd_curve::CurveArgs),
     /// Opening-balance study of the 26 openings against the published assessments.
     Openings(cmd_openings::OpeningsArgs),
     /// A Gomocup (Piskvork protocol) brain on stdin/stdout.
@@ -49,6 +53,7 @@ fn main() {
         Command::Trainer(args) => cmd_train::run_trainer(args),
         Command::Export(args) => cmd_export::run(args),
         Command::Arena(args) => cmd_arena::run(args),
+        Command::Curve(args) => cmd_curve::run(args),
         Command::Openings(args) => cmd_openings::run(args),
         Command::Gomocup(args) => cmd_gomocup::run(args),
     };

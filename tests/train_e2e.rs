@@ -95,6 +95,12 @@ fn train_publishes_generations_trained_on_earlier_generations_games() {
     let losses = scalars(&run, "loss/total");
     assert!(losses.len() >= 72 / 8, "expected a loss per round of 8 steps, got {}", losses.len());
     assert!(losses.iter().all(|(_, v)| v.is_finite()), "non-finite loss: {losses:?}");
+    // Self-play statistics per generation: in TensorBoard and in generations.jsonl.
+    let black = scalars(&run, "selfplay/black_score");
+    assert_eq!(black.len(), 3, "one Black score per published generation 1..=3: {black:?}");
+    assert!(black.iter().all(|(_, v)| (0.0..=1.0).contains(v)), "{black:?}");
+    let new_games: u64 = lines.iter().map(|l| l["selfplay"]["games"].as_u64().unwrap()).sum();
+    assert_eq!(lines.last().unwrap()["selfplay_games"].as_u64(), Some(new_games), "games since the last line add up");
     // `selfplay --evaluator model:DIR` plays the latest generation and records its number.
     let out_dir = dir.path().join("sp-model");
     let out = bin()

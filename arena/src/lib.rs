@@ -9,6 +9,8 @@
 //!   colours or a full opening protocol, parallel games, records, W/D/L per pair.
 //! - [`ratings`]: Bradley–Terry maximum-likelihood ratings (Elo scale) with 95% intervals.
 //! - [`sprt`]: Wald's sequential probability ratio test for gating.
+//! - [`curve`]: the learning curve (`renju-zero curve`): generations of a run against fixed
+//!   opponents in the training distribution, `curve.csv` and `curve.svg`.
 //! - [`gate`]: the publication gate the training pipeline can call (off by default).
 //! - [`openings`]: the opening-balance study (`renju-zero openings`).
 //! - [`gomocup`]: the Gomocup brain (`renju-zero gomocup`): protocol parser and state machine
@@ -18,6 +20,7 @@
 
 pub mod agent;
 pub mod arena;
+pub mod curve;
 pub mod engine;
 pub mod gate;
 pub mod gomocup;

@@ -4,6 +4,7 @@
 //! - [`encode`]: the versioned position encoder (planes + globals).
 //! - [`eval`]: the batched [`eval::Evaluator`] trait, uniform and heuristic evaluators.
 //! - [`record`]: self-play shards (npz) writer and validating reader.
+//! - [`gamestats`]: statistics of finished games (length, Black's score, swaps, offers, resignations).
 //! - [`walker`]: position trackers for the search (place/undo on one board in plain play).
 //! - [`mcts`]: PUCT search with batched leaf evaluation and virtual loss.
 //! - [`server`]: the batching inference server (one evaluator thread, hot-swappable generations).
@@ -14,6 +15,7 @@ pub mod action;
 pub mod encode;
 pub mod eval;
 pub mod record;
+pub mod gamestats;
 pub mod mcts;
 pub mod walker;
 pub mod selfplay;

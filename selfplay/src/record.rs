@@ -77,6 +77,10 @@ pub struct GameMeta {
     pub resign_disabled: bool,
     /// For calibration games: whether the player who would have resigned went on to not lose.
     pub false_resignation: bool,
+    /// For calibration games: whether a player crossed the resignation threshold (and would have
+    /// resigned). Absent in older shards (read as false).
+    #[serde(default)]
+    pub would_resign: bool,
     /// Model generations that played the game (first and last; they differ when a new
     /// generation was published mid-game).
     pub generation_first: i64,
@@ -290,6 +294,18 @@ fn read_shard_inner(path: &Path) -> Result<Shard> {
         bail!("array `game_index` holds {bad}, outside 0..{} games", meta.games.len());
     }
     Ok(Shard { meta, planes, globals, policy, value, root_value, generation, game_index })
+}
+
+/// Only the metadata of a shard (the `meta` array; the position arrays are not read or checked),
+/// for tools that tally games. Errors name the file.
+pub fn read_shard_meta(path: &Path) -> Result<ShardMeta> {
+    (|| -> Result<ShardMeta> {
+        let file = std::fs::File::open(path).context("cannot open")?;
+        let mut npz = NpzReader::new(std::io::BufReader::new(file)).context("not a readable npz archive")?;
+        let meta: Array1<u8> = npz.by_name("meta").context("array `meta` (u8 [bytes]) missing or malformed")?;
+        serde_json::from_slice(meta.as_slice().unwrap_or(&meta.to_vec())).context("array `meta` is not valid shard JSON")
+    })()
+    .with_context(|| format!("invalid self-play shard {}", path.display()))
 }
 
 /// The `.npz` shards in `dir` (not `.tmp` files), sorted by name.

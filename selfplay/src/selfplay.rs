@@ -479,6 +479,7 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
             result,
             resign_disabled: s.resign_disabled,
             false_resignation,
+            would_resign: s.would_resign.is_some(),
             generation_first: s.gen_first.unwrap_or(s.gen_last),
             generation_last: s.gen_last,
         },

@@ -29,6 +29,7 @@ fn sample_writer(size: usize) -> ShardWriter {
             result: GameResult { winner: Some(Player::Second), reason: EndReason::Five, black_player: Player::Second },
             resign_disabled: g == 1,
             false_resignation: false,
+            would_resign: false,
             generation_first: 7 + g,
             generation_last: 7 + g,
         };
@@ -90,6 +91,7 @@ fn wrong_push_lengths_are_rejected() {
         result: GameResult { winner: None, reason: EndReason::StoneCap, black_player: Player::First },
         resign_disabled: false,
         false_resignation: false,
+        would_resign: false,
         generation_first: 0,
         generation_last: 0,
     };

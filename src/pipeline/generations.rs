@@ -1,9 +1,12 @@
-//! `generations.jsonl`: one JSON line per published generation, and the tally of recorded
-//! positions by the generation that played them.
+//! `generations.jsonl`: one JSON line per published generation, the tally of recorded positions
+//! by the generation that played them, and the self-play statistics of the games since the
+//! previous generation (games/s, mean length, Black's score, swap rate, offers chosen,
+//! resignations, false-resignation rate; also in TensorBoard as `selfplay/*`).
 
 use anyhow::{Context, Result};
-use renju_selfplay::record::{list_shards, read_shard};
 use renju_fs::append_line;
+use renju_selfplay::gamestats::GameStats;
+use renju_selfplay::record::{list_shards, read_shard, GameMeta};
 use renju_trainer::RunDir;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -19,19 +22,65 @@ pub(crate) struct GenerationLine {
     pub(crate) window_samples: u64,
     /// Recorded positions in `selfplay/` by the generation that played them.
     pub(crate) samples_by_generation: BTreeMap<i64, u64>,
+    /// Self-play games in `selfplay/` so far.
+    pub(crate) selfplay_games: u64,
+    /// Statistics of the games that reached `selfplay/` since the previous line.
+    pub(crate) selfplay: SelfplayLine,
     pub(crate) loss: f64,
     pub(crate) policy_loss: f64,
     pub(crate) value_loss: f64,
     pub(crate) minutes: f64,
 }
 
-/// Per-shard generation counts, read once per shard.
+/// The self-play part of a [`GenerationLine`]: the games that reached `selfplay/` since the
+/// previous line ([`GameStats`]).
+#[derive(Serialize)]
+pub(crate) struct SelfplayLine {
+    pub(crate) games: u64,
+    /// New games per second of wall-clock time since the previous line.
+    pub(crate) games_per_sec: f64,
+    /// Decisions per game.
+    pub(crate) mean_length: Option<f64>,
+    pub(crate) black_score: Option<f64>,
+    pub(crate) swap_rate: Option<f64>,
+    /// `ChooseN(n)` decisions by `n`.
+    pub(crate) offers_chosen: BTreeMap<u8, u64>,
+    pub(crate) resignations: u64,
+    pub(crate) false_resignation_rate: Option<f64>,
+}
+
+impl SelfplayLine {
+    /// The line of `stats`, gathered over `seconds` of wall-clock time.
+    pub(crate) fn new(stats: &GameStats, seconds: f64) -> SelfplayLine {
+        SelfplayLine {
+            games: stats.games,
+            games_per_sec: stats.games as f64 / seconds.max(1e-9),
+            mean_length: stats.mean_length(),
+            black_score: stats.black_score(),
+            swap_rate: stats.swap_rate(),
+            offers_chosen: stats.offers_chosen.clone(),
+            resignations: stats.resignations,
+            false_resignation_rate: stats.false_resignation_rate(),
+        }
+    }
+}
+
+/// Per-shard generation counts and game metadata, read once per shard.
 #[derive(Default)]
 pub(crate) struct GenerationTally {
     seen: BTreeMap<PathBuf, BTreeMap<i64, u64>>,
+    /// Games of the shards seen but not yet taken by [`GenerationTally::take_new_games`].
+    new_games: Vec<GameMeta>,
+    /// Games of every shard seen.
+    pub(crate) games: u64,
 }
 
 impl GenerationTally {
+    /// The games of the shards first seen since the last call.
+    pub(crate) fn take_new_games(&mut self) -> Vec<GameMeta> {
+        std::mem::take(&mut self.new_games)
+    }
+
     /// Reads the shards of `dir` not seen before; returns the totals over every shard seen.
     pub(crate) fn update(&mut self, dir: &Path) -> Result<BTreeMap<i64, u64>> {
         for p in list_shards_or_empty(dir)? {
@@ -43,6 +92,8 @@ impl GenerationTally {
                     *counts.entry(*g).or_insert(0) += 1;
                 }
                 slot.insert(counts);
+                self.games += shard.meta.games.len() as u64;
+                self.new_games.extend(shard.meta.games);
             }
         }
         let mut total = BTreeMap::new();

@@ -8,12 +8,13 @@
 //! generation) and [`TrainerLoop::close`] (final checkpoint).
 
 use super::gate::gate_candidate;
-use super::generations::{append_generation_line, recover_generation_lines, GenerationLine, GenerationTally};
+use super::generations::{append_generation_line, recover_generation_lines, GenerationLine, GenerationTally, SelfplayLine};
 use super::stop::{Stop, StopWhen};
 use super::config::RunConfig;
 use super::progress::bar;
 use anyhow::{Context, Result};
 use indicatif::{MultiProgress, ProgressBar};
+use renju_selfplay::gamestats::GameStats;
 use renju_trainer::trainer::{TrainMetrics, Trainer};
 use renju_trainer::RunDir;
 use std::time::{Duration, Instant};
@@ -48,6 +49,8 @@ struct TrainerLoop<'a> {
     pb: ProgressBar,
     t0: Instant,
     tally: GenerationTally,
+    /// When the previous generation line was written (or the trainer opened).
+    last_line: Instant,
     /// Metrics of the latest training call (shown while waiting, logged per generation).
     last: TrainMetrics,
     waiting_since: Option<Instant>,
@@ -64,6 +67,10 @@ impl<'a> TrainerLoop<'a> {
             .with_context(|| format!("opening the trainer of {}", run.root.display()))?;
         let gen = run.latest_generation()?.map_or(0, |(g, _)| g);
         recover_generation_lines(run, gen)?;
+        // Games already in the run before this session are not this session's statistics.
+        let mut tally = GenerationTally::default();
+        tally.update(&run.selfplay())?;
+        tally.take_new_games();
         run.note(&format!("trainer at step {} with generation {gen} published", trainer.step()))?;
         Ok(TrainerLoop {
             cfg,
@@ -72,7 +79,8 @@ impl<'a> TrainerLoop<'a> {
             trainer,
             pb: bar(multi, "{spinner} training   {msg}"),
             t0: Instant::now(),
-            tally: GenerationTally::default(),
+            tally,
+            last_line: Instant::now(),
             last: TrainMetrics::default(),
             waiting_since: None,
             gen,
@@ -145,6 +153,15 @@ impl<'a> TrainerLoop<'a> {
     /// Appends the just-published generation to `generations.jsonl` and `train.log` and shows it.
     fn log_generation(&mut self) -> Result<()> {
         let status = self.trainer.window_status();
+        let samples_by_generation = self.tally.update(&self.run.selfplay())?;
+        let stats = GameStats::of(&self.tally.take_new_games());
+        let seconds = self.last_line.elapsed().as_secs_f64();
+        self.last_line = Instant::now();
+        let selfplay = SelfplayLine::new(&stats, seconds);
+        for (tag, v) in stats.scalars() {
+            self.trainer.log_scalar(tag, v);
+        }
+        self.trainer.log_scalar("selfplay/games_per_sec", selfplay.games_per_sec);
         let last = &self.last;
         let line = GenerationLine {
             generation: self.gen,
@@ -152,7 +169,9 @@ impl<'a> TrainerLoop<'a> {
             samples_trained: self.trainer.samples_trained(),
             total_samples: status.total_samples,
             window_samples: status.window_samples,
-            samples_by_generation: self.tally.update(&self.run.selfplay())?,
+            samples_by_generation,
+            selfplay_games: self.tally.games,
+            selfplay,
             loss: last.loss,
             policy_loss: last.policy_loss,
             value_loss: last.value_loss,
@@ -160,8 +179,18 @@ impl<'a> TrainerLoop<'a> {
         };
         append_generation_line(self.run, &line)?;
         let summary = format!(
-            "generation {} published at step {} | loss {:.4} (policy {:.4}, value {:.4}) | samples {} (window {}) | by generation {:?}",
-            self.gen, line.step, line.loss, line.policy_loss, line.value_loss, line.total_samples, line.window_samples, line.samples_by_generation
+            "generation {} published at step {} | loss {:.4} (policy {:.4}, value {:.4}) | samples {} (window {}) | by generation {:?}\n  \
+             self-play since the last generation: {:.2} games/s | {}",
+            self.gen,
+            line.step,
+            line.loss,
+            line.policy_loss,
+            line.value_loss,
+            line.total_samples,
+            line.window_samples,
+            line.samples_by_generation,
+            line.selfplay.games_per_sec,
+            stats.summary()
         );
         self.run.note(&summary)?;
         if self.multi.is_hidden() {

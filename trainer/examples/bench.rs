@@ -66,6 +66,7 @@ fn write_shards(dir: &std::path::Path, shards: usize, per_shard: usize) -> Resul
             result: GameResult { winner: Some(Player::First), reason: EndReason::Five, black_player: Player::First },
             resign_disabled: false,
             false_resignation: false,
+            would_resign: false,
             generation_first: 0,
             generation_last: 0,
         };

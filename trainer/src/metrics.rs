@@ -4,7 +4,9 @@
 //! Tags written by the trainer: `loss/total`, `loss/policy`, `loss/value`, `loss/l2`,
 //! `train/lr`, `train/samples_per_sec`, `train/grad_norm`, `train/policy_entropy` (nats),
 //! `train/value_accuracy` (fraction of samples whose most likely W/D/L is the game result),
-//! `replay/total_samples`, `replay/window_samples`. The step axis is the training step.
+//! `replay/total_samples`, `replay/window_samples`; the pipeline adds the self-play statistics
+//! of each generation (`selfplay/*`, see `renju_selfplay::gamestats::GameStats::scalars`). The
+//! step axis is the training step.
 
 use anyhow::{ensure, Context, Result};
 use std::path::Path;

@@ -309,6 +309,13 @@ impl Trainer {
         Ok(m)
     }
 
+    /// Records a scalar of the caller's (e.g. `selfplay/black_score`) at the current training
+    /// step in the trainer's metrics sink (TensorBoard), and flushes it.
+    pub fn log_scalar(&mut self, tag: &str, value: f64) {
+        self.metrics.scalar(tag, self.step, value);
+        self.metrics.flush();
+    }
+
     fn log_metrics(&mut self, m: &TrainMetrics) {
         let s = self.step;
         let w = self.window.status();

@@ -40,6 +40,7 @@ pub fn write_shard(dir: &Path, range: std::ops::Range<usize>) -> std::path::Path
         result: GameResult { winner: Some(Player::First), reason: EndReason::Five, black_player: Player::First },
         resign_disabled: false,
         false_resignation: false,
+        would_resign: false,
         generation_first: 0,
         generation_last: 0,
     };

@@ -1,0 +1,386 @@
+//! The learning curve (`renju-zero curve`): published generations of a run against fixed
+//! opponents **in the training distribution**.
+//!
+//! Every point is one arena match ([`crate::arena::run_arena`], so the same game loop, records
+//! and Wilson intervals as `renju-zero arena`) between a generation and an opponent, with:
+//! - the run's own rule, opening protocol and stone cap, whole protocol games
+//!   ([`OpeningMode::Protocol`]: swap and offer decisions are the players' own);
+//! - identical search settings for both sides (the same [`SearchSettings`]: playouts, leaf batch,
+//!   sampled opening decisions, PUCT or Gumbel parameters; no root noise);
+//! - the players alternating as [`renju_rules::Player::First`] (tentative Black) game by game.
+//!
+//! Output: `curve.csv` (one [`CurveRow`] per generation and opponent), `curve.svg` (score against
+//! minutes since the run started, one line per opponent, 95% intervals as bars) and, per match,
+//! the arena's files in `matches/gen-NNNNNN-vs-NAME/`. `curve-settings.json` records the match
+//! settings; a later call with the same settings only plays the points that are missing, so the
+//! curve can be extended while a run trains.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, ensure, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::agent::SearchSettings;
+use crate::spec::{PlayerKind, PlayerSpec};
+use renju_selfplay::eval::{EvaluatorLoader, EvaluatorSpec};
+use crate::arena::{run_arena, ArenaConfig, OpeningMode};
+use crate::output::{csv_string, xml_escape};
+use renju_fs::write_atomic;
+
+/// A published generation to put on the curve.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CurveGeneration {
+    pub generation: u64,
+    /// Training steps behind it.
+    pub step: u64,
+    /// Minutes since the run started (generation 0 was published) when it was published.
+    pub minutes: f64,
+    /// Self-play games finished before it was published.
+    pub selfplay_games: u64,
+    /// Its evaluator (`model:DIR`).
+    pub eval: EvaluatorSpec,
+}
+
+/// A fixed opponent: `heuristic`, `uniform`, `gen:N` or `model:DIR`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CurveOpponent {
+    /// Name in the CSV and the plot (`heuristic`, `gen0`, ...).
+    pub name: String,
+    pub eval: EvaluatorSpec,
+}
+
+impl CurveOpponent {
+    /// Parses an `--opponent` value; `gen:N` becomes `model:<generation_dir(N)>` named `genN`.
+    /// Errors name the value.
+    pub fn parse(s: &str, generation_dir: impl Fn(u64) -> PathBuf) -> Result<CurveOpponent> {
+        let t = s.trim();
+        if let Some(n) = t.strip_prefix("gen:") {
+            let g: u64 = n.parse().map_err(|_| anyhow::anyhow!("--opponent '{s}': gen:N needs a generation number"))?;
+            return Ok(CurveOpponent { name: format!("gen{g}"), eval: EvaluatorSpec::Model(generation_dir(g)) });
+        }
+        let eval = match t {
+            "heuristic" | "uniform" => EvaluatorSpec::parse(t)?,
+            m if m.starts_with("model:") && m.len() > "model:".len() => EvaluatorSpec::parse(t)?,
+            _ => bail!("--opponent '{s}': expected heuristic, uniform, gen:N or model:DIR"),
+        };
+        let name = match &eval {
+            EvaluatorSpec::Model(dir) => {
+                let base = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
+                base.chars().map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
+            }
+            _ => t.to_string(),
+        };
+        Ok(CurveOpponent { name, eval })
+    }
+}
+
+/// How every match of the curve is played.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CurveConfig {
+    /// Board, rule, stone cap, games per match, seed and threads; `openings` must be
+    /// [`OpeningMode::Protocol`] with the run's protocol.
+    pub arena: ArenaConfig,
+    /// The search of both sides.
+    pub settings: SearchSettings,
+}
+
+impl CurveConfig {
+    /// The settings as JSON text (`curve-settings.json`): what must match for points of two
+    /// calls to share one curve.
+    pub fn describe(&self) -> String {
+        let protocol = match &self.arena.openings {
+            OpeningMode::Protocol(p) => p.to_string(),
+            OpeningMode::Rif26 => "rif26".into(),
+        };
+        let s = &self.settings;
+        let v = serde_json::json!({
+            "size": self.arena.size,
+            "rule": self.arena.rule,
+            "protocol": protocol,
+            "stone_cap": self.arena.stone_cap,
+            "games": self.arena.games,
+            "seed": self.arena.seed,
+            "playouts": s.limit.playouts,
+            "time_seconds": s.limit.time.map(|t| t.as_secs_f64()),
+            "batch": s.batch,
+            "explore": s.explore,
+            "search": s.config,
+        });
+        serde_json::to_string_pretty(&v).expect("serialisable") + "\n"
+    }
+}
+
+/// One row of `curve.csv`: a generation against an opponent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurveRow {
+    pub generation: u64,
+    pub step: u64,
+    /// Minutes since the run started.
+    pub minutes: f64,
+    /// Self-play games finished before the generation was published.
+    pub selfplay_games: u64,
+    pub opponent: String,
+    pub games: u64,
+    /// From the generation's side.
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// `(wins + draws / 2) / games`.
+    pub score: f64,
+    /// 95% Wilson interval of the score ([`crate::stats::Wdl::score_interval`]).
+    pub score_low95: f64,
+    pub score_high95: f64,
+}
+
+/// Name of the generation's player in its matches.
+const CANDIDATE: &str = "generation";
+
+/// Plays `gen` against `opp` (one arena match); when `matches_dir` is given the arena's files go
+/// to `matches_dir/gen-NNNNNN-vs-NAME/`. Errors: a player cannot be built (e.g. a model does not
+/// load), or the arena settings are invalid.
+pub fn play_point(
+    gen: &CurveGeneration,
+    opp: &CurveOpponent,
+    cfg: &CurveConfig,
+    loader: &EvaluatorLoader,
+    matches_dir: Option<&Path>,
+) -> Result<CurveRow> {
+    ensure!(matches!(cfg.arena.openings, OpeningMode::Protocol(_)), "the learning curve plays whole protocol games");
+    let spec = |name: &str, eval: &EvaluatorSpec| PlayerSpec {
+        name: name.to_string(),
+        kind: PlayerKind::Search { eval: eval.clone(), settings: cfg.settings.clone() },
+        text: format!("{eval:?}"),
+    };
+    let opp_name = if opp.name == CANDIDATE { format!("{}-opponent", opp.name) } else { opp.name.clone() };
+    let players = [spec(CANDIDATE, &gen.eval), spec(&opp_name, &opp.eval)];
+    let summary = run_arena(&players, &cfg.arena, loader, |_| {})
+        .with_context(|| format!("generation {} against {}", gen.generation, opp.name))?;
+    if let Some(dir) = matches_dir {
+        summary.write(&dir.join(format!("gen-{:06}-vs-{}", gen.generation, opp.name)))?;
+    }
+    let r = summary.matrix.results[0][1];
+    let (lo, hi) = r.score_interval();
+    Ok(CurveRow {
+        generation: gen.generation,
+        step: gen.step,
+        minutes: gen.minutes,
+        selfplay_games: gen.selfplay_games,
+        opponent: opp.name.clone(),
+        games: r.games(),
+        wins: r.wins,
+        draws: r.draws,
+        losses: r.losses,
+        score: r.score(),
+        score_low95: lo,
+        score_high95: hi,
+    })
+}
+
+/// The generations of `available` that belong on the curve: every `every`-th (generation
+/// number divisible by `every`), plus the newest when `with_newest`. Sorted.
+pub fn due_generations(available: &[u64], every: u64, with_newest: bool) -> Vec<u64> {
+    let every = every.max(1);
+    let mut v: Vec<u64> = available.iter().copied().filter(|g| g % every == 0).collect();
+    if let (true, Some(&last)) = (with_newest, available.iter().max()) {
+        v.push(last);
+    }
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// The curve's output directory: settings check, rows read back and rewritten.
+pub struct CurveDir {
+    pub dir: PathBuf,
+    pub rows: Vec<CurveRow>,
+}
+
+impl CurveDir {
+    /// Opens `dir` for a curve with `cfg`: creates it, or reads back its rows when it holds a
+    /// curve made with the same settings. Errors: the settings differ (the message says to
+    /// choose another `--out`), or `curve.csv` does not parse.
+    pub fn open(dir: &Path, cfg: &CurveConfig) -> Result<CurveDir> {
+        let settings = dir.join("curve-settings.json");
+        let want = cfg.describe();
+        let mut rows = Vec::new();
+        if settings.exists() {
+            let have = std::fs::read_to_string(&settings).with_context(|| format!("reading {}", settings.display()))?;
+            ensure!(
+                have == want,
+                "{} holds a curve made with other match settings:\n{have}\nnow:\n{want}choose another --out (or remove it)",
+                dir.display()
+            );
+            let csv_path = dir.join("curve.csv");
+            if csv_path.exists() {
+                let mut rd = csv::Reader::from_path(&csv_path).with_context(|| format!("reading {}", csv_path.display()))?;
+                for (i, r) in rd.deserialize().enumerate() {
+                    rows.push(r.with_context(|| format!("{} row {}: not a curve row", csv_path.display(), i + 2))?);
+                }
+            }
+        } else {
+            write_atomic(&settings, want.as_bytes())?;
+        }
+        Ok(CurveDir { dir: dir.to_path_buf(), rows })
+    }
+
+    /// Whether the point of `generation` against `opponent` is there already.
+    pub fn has(&self, generation: u64, opponent: &str) -> bool {
+        self.rows.iter().any(|r| r.generation == generation && r.opponent == opponent)
+    }
+
+    /// Adds a row and rewrites `curve.csv` and `curve.svg` (rows sorted by opponent, then
+    /// generation).
+    pub fn push(&mut self, row: CurveRow) -> Result<()> {
+        self.rows.retain(|r| !(r.generation == row.generation && r.opponent == row.opponent));
+        self.rows.push(row);
+        self.rows.sort_by(|a, b| a.opponent.cmp(&b.opponent).then(a.generation.cmp(&b.generation)));
+        write_atomic(&self.dir.join("curve.csv"), csv_string(&self.rows)?.as_bytes())?;
+        write_atomic(&self.dir.join("curve.svg"), svg(&self.rows).as_bytes())
+    }
+}
+
+/// An SVG line chart of `rows`: score (0..1) against minutes since the run started, one line
+/// per opponent with the 95% intervals as vertical bars, a dashed line at 0.5.
+pub fn svg(rows: &[CurveRow]) -> String {
+    const COLOURS: [&str; 6] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"];
+    let (w, h, left, top, plot_w, plot_h) = (720.0, 400.0, 56.0, 36.0, 600.0, 300.0);
+    let max_min = rows.iter().map(|r| r.minutes).fold(0.0f64, f64::max).max(1e-9);
+    let x = |m: f64| left + plot_w * (m / max_min).clamp(0.0, 1.0);
+    let y = |v: f64| top + plot_h * (1.0 - v.clamp(0.0, 1.0));
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"10\">\n\
+         <text x=\"{left}\" y=\"20\" font-size=\"13\">Learning curve: score against each opponent (95% Wilson interval)</text>\n"
+    );
+    for t in [0.0, 0.25, 0.5, 0.75, 1.0] {
+        s += &format!(
+            "<line x1=\"{left}\" x2=\"{}\" y1=\"{1:.1}\" y2=\"{1:.1}\" stroke=\"#ccc\"{2}/><text x=\"{3}\" y=\"{4:.1}\" text-anchor=\"end\">{t:.2}</text>\n",
+            left + plot_w,
+            y(t),
+            if t == 0.5 { " stroke-dasharray=\"4 3\" stroke-width=\"1.5\"" } else { "" },
+            left - 4.0,
+            y(t) + 3.0
+        );
+    }
+    for k in 0..=4 {
+        let m = max_min * k as f64 / 4.0;
+        s += &format!("<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{m:.1}</text>\n", x(m), y(0.0) + 14.0);
+    }
+    s += &format!(
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">minutes since the run started</text>\n",
+        left + plot_w / 2.0,
+        y(0.0) + 30.0
+    );
+    let mut opponents: Vec<&str> = rows.iter().map(|r| r.opponent.as_str()).collect();
+    opponents.sort_unstable();
+    opponents.dedup();
+    for (i, opp) in opponents.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let mut pts: Vec<&CurveRow> = rows.iter().filter(|r| r.opponent == *opp).collect();
+        pts.sort_by(|a, b| a.minutes.partial_cmp(&b.minutes).unwrap_or(std::cmp::Ordering::Equal));
+        let line: Vec<String> = pts.iter().map(|r| format!("{:.1},{:.1}", x(r.minutes), y(r.score))).collect();
+        s += &format!("<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"1.5\" points=\"{}\"/>\n", line.join(" "));
+        for r in &pts {
+            let cx = x(r.minutes);
+            s += &format!(
+                "<line x1=\"{cx:.1}\" x2=\"{cx:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-opacity=\"0.5\"/>\n\
+                 <circle cx=\"{cx:.1}\" cy=\"{:.1}\" r=\"2.5\" fill=\"{colour}\"><title>{}</title></circle>\n",
+                y(r.score_low95),
+                y(r.score_high95),
+                y(r.score),
+                xml_escape(&format!(
+                    "generation {} (step {}, {:.1} min, {} games) vs {}: {}/{}/{}, {:.3} [{:.3}, {:.3}]",
+                    r.generation, r.step, r.minutes, r.selfplay_games, r.opponent, r.wins, r.draws, r.losses, r.score,
+                    r.score_low95, r.score_high95
+                ))
+            );
+        }
+        s += &format!(
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"10\" height=\"3\" fill=\"{colour}\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>\n",
+            left + plot_w - 110.0,
+            top + 8.0 + 14.0 * i as f64,
+            left + plot_w - 96.0,
+            top + 12.0 + 14.0 * i as f64,
+            xml_escape(opp)
+        );
+    }
+    s + "</svg>\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::SearchLimit;
+    use renju_selfplay::eval::no_models;
+    use renju_rules::{Protocol, Rule};
+
+    fn cfg() -> CurveConfig {
+        CurveConfig {
+            arena: ArenaConfig {
+                size: 9,
+                rule: Rule::Renju,
+                openings: OpeningMode::Protocol(Protocol::Swap1),
+                games: 4,
+                seed: 3,
+                threads: 1,
+                stone_cap: Some(30),
+                sprt: None,
+            },
+            settings: SearchSettings { limit: SearchLimit { playouts: Some(8), time: None }, explore: 2, ..Default::default() },
+        }
+    }
+
+    #[test]
+    fn opponents_parse_and_bad_ones_are_named() {
+        let dir = |g: u64| PathBuf::from(format!("run/models/gen-{g:06}"));
+        let o = CurveOpponent::parse("gen:0", dir).unwrap();
+        assert_eq!(o, CurveOpponent { name: "gen0".into(), eval: EvaluatorSpec::Model(dir(0)) });
+        assert_eq!(CurveOpponent::parse("heuristic", dir).unwrap().eval, EvaluatorSpec::Heuristic);
+        assert_eq!(CurveOpponent::parse("model:x/gen-000007", dir).unwrap().name, "gen-000007");
+        assert!(CurveOpponent::parse("gen:x", dir).unwrap_err().to_string().contains("gen:N"));
+        assert!(CurveOpponent::parse("magic", dir).unwrap_err().to_string().contains("'magic'"));
+    }
+
+    #[test]
+    fn due_generations_every_k_and_the_newest() {
+        assert_eq!(due_generations(&[0, 1, 2, 3, 4, 5], 2, false), vec![0, 2, 4]);
+        assert_eq!(due_generations(&[0, 1, 2, 3, 4, 5], 2, true), vec![0, 2, 4, 5]);
+        assert_eq!(due_generations(&[0, 1, 2], 0, false), vec![0, 1, 2]);
+        assert!(due_generations(&[], 3, true).is_empty());
+    }
+
+    #[test]
+    fn a_point_is_one_whole_protocol_match_and_the_directory_resumes() {
+        let gen = CurveGeneration { generation: 2, step: 80, minutes: 1.5, selfplay_games: 40, eval: EvaluatorSpec::Heuristic };
+        let opp = CurveOpponent { name: "uniform".into(), eval: EvaluatorSpec::Uniform };
+        let d = tempfile::tempdir().unwrap();
+        let row = play_point(&gen, &opp, &cfg(), &no_models, Some(d.path())).unwrap();
+        assert_eq!((row.generation, row.step, row.selfplay_games, row.games), (2, 80, 40, 4));
+        assert_eq!(row.wins + row.draws + row.losses, 4);
+        assert!(row.score_low95 <= row.score && row.score <= row.score_high95);
+        // Whole swap1 games: every record starts with the first stone and a swap decision.
+        let games = std::fs::read_to_string(d.path().join("gen-000002-vs-uniform/games.jsonl")).unwrap();
+        assert_eq!(games.lines().count(), 4);
+        for l in games.lines() {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            assert_eq!(v["protocol"], "swap1");
+            let d = v["decisions"].as_array().unwrap();
+            assert!(d[1].as_str().unwrap().ends_with(":swap") || d[1].as_str().unwrap().ends_with(":keep"), "{d:?}");
+        }
+        let out = d.path().join("curve");
+        let mut c = CurveDir::open(&out, &cfg()).unwrap();
+        c.push(row.clone()).unwrap();
+        c.push(CurveRow { generation: 4, minutes: 3.0, score: 0.75, ..row.clone() }).unwrap();
+        let again = CurveDir::open(&out, &cfg()).unwrap();
+        assert!(again.has(2, "uniform") && again.has(4, "uniform") && !again.has(3, "uniform"));
+        assert_eq!(again.rows.len(), 2);
+        let header = std::fs::read_to_string(out.join("curve.csv")).unwrap();
+        assert_eq!(
+            header.lines().next().unwrap(),
+            "generation,step,minutes,selfplay_games,opponent,games,wins,draws,losses,score,score_low95,score_high95"
+        );
+        assert_eq!(std::fs::read_to_string(out.join("curve.svg")).unwrap().matches("<circle").count(), 2);
+        let other = CurveConfig { settings: SearchSettings { batch: 3, ..cfg().settings }, ..cfg() };
+        let e = CurveDir::open(&out, &other).err().unwrap().to_string();
+        assert!(e.contains("other match settings"), "{e}");
+    }
+}

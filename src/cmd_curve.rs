@@ -1,0 +1,205 @@
+//! `renju-zero curve`: the learning curve of a run (library: `renju_arena::curve`). Reads only
+//! what a run publishes (its `config.toml`, `models/gen-*`, the shards' metadata), so it can run
+//! beside a live `train` or afterwards.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use anyhow::{Context, Result};
+use renju_arena::agent::{SearchLimit, SearchSettings};
+use renju_selfplay::eval::EvaluatorSpec;
+use renju_arena::arena::{ArenaConfig, OpeningMode};
+use renju_arena::curve::{due_generations, play_point, CurveConfig, CurveDir, CurveGeneration, CurveOpponent};
+use renju_selfplay::record::{list_shards, read_shard_meta};
+use renju_trainer::model::{list_generations, CONFIG_FILE};
+use renju_zero::pipeline::{RunConfig, RunDir};
+
+use crate::cmd_arena::default_threads;
+use renju_trainer::config::DeviceChoice;
+use renju_trainer::model::evaluator_loader;
+
+/// Arguments of `renju-zero curve`.
+#[derive(clap::Args)]
+pub struct CurveArgs {
+    /// The run directory (made by `renju-zero train`).
+    #[arg(long)]
+    pub run: PathBuf,
+    /// Output directory for curve.csv, curve.svg and the matches (default: RUN/curve).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Put every K-th generation on the curve (generation numbers divisible by K), and the
+    /// newest one unless --follow.
+    #[arg(long, default_value_t = 1)]
+    pub every_generations: u64,
+    /// Games per match (generation against one opponent), colours alternating.
+    #[arg(long, default_value_t = 40)]
+    pub games: usize,
+    /// Root visits per decision, the same for both sides.
+    #[arg(long, default_value_t = 32)]
+    pub playouts: u64,
+    /// Leaves evaluated per batch, the same for both sides.
+    #[arg(long, default_value_t = 8)]
+    pub batch: usize,
+    /// The first K decisions of each game are sampled in proportion to the visit counts (the
+    /// games of a pair would otherwise repeat), both sides.
+    #[arg(long, default_value_t = 4)]
+    pub explore: usize,
+    /// A fixed opponent: heuristic, uniform, gen:N (generation N of this run) or model:DIR.
+    /// Repeat for several. Default: heuristic and gen:0.
+    #[arg(long = "opponent")]
+    pub opponents: Vec<String>,
+    /// Seed of the games (the same for every point).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Games played at once (default: the number of CPUs).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Keep waiting for newly published generations (beside a live `train`) until Ctrl-C.
+    #[arg(long)]
+    pub follow: bool,
+    /// With --follow: seconds between looks at the run's models.
+    #[arg(long, default_value_t = 30)]
+    pub poll_seconds: u64,
+}
+
+/// Self-play games per shard, by the generation that finished each game; read once per shard.
+#[derive(Default)]
+struct GameTally {
+    seen: BTreeMap<PathBuf, Vec<i64>>,
+}
+
+impl GameTally {
+    /// Games finished before generation `g` was published: those whose last move was played by
+    /// an earlier generation.
+    fn games_before(&mut self, dir: &Path, g: u64) -> Result<u64> {
+        if dir.exists() {
+            for p in list_shards(dir)? {
+                if !self.seen.contains_key(&p) {
+                    // A shard that does not read (being replaced, corrupt) is the trainer's to report.
+                    let Ok(meta) = read_shard_meta(&p) else { continue };
+                    self.seen.insert(p, meta.games.iter().map(|m| m.generation_last).collect());
+                }
+            }
+        }
+        Ok(self.seen.values().flatten().filter(|&&last| last < g as i64).count() as u64)
+    }
+}
+
+/// When a generation was published: its `config.json` is written once, never replaced.
+fn published_at(dir: &Path) -> Result<SystemTime> {
+    let p = dir.join(CONFIG_FILE);
+    std::fs::metadata(&p).and_then(|m| m.modified()).with_context(|| format!("reading the time of {}", p.display()))
+}
+
+/// Training steps behind a published generation (`trained_steps` of its `config.json`).
+fn trained_steps(dir: &Path) -> Result<u64> {
+    let p = dir.join(CONFIG_FILE);
+    let text = std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", p.display()))?;
+    v["trained_steps"].as_u64().with_context(|| format!("{}: no trained_steps", p.display()))
+}
+
+/// Run the command; returns the process exit code.
+pub fn run(args: CurveArgs) -> Result<i32> {
+    let run = RunDir::new(&args.run);
+    let cfg = RunConfig::load(&run.config()).with_context(|| format!("{} is not a run directory", args.run.display()))?;
+    let models = run.models();
+    let gen_dir = |g: u64| run.generation(g);
+    let texts = if args.opponents.is_empty() { vec!["heuristic".to_string(), "gen:0".to_string()] } else { args.opponents.clone() };
+    let opponents: Vec<CurveOpponent> = texts.iter().map(|t| CurveOpponent::parse(t, gen_dir)).collect::<Result<_>>()?;
+    anyhow::ensure!(args.games >= 1, "--games must be at least 1");
+    anyhow::ensure!(args.playouts >= 1, "--playouts must be at least 1");
+    anyhow::ensure!(args.batch >= 1, "--batch must be at least 1");
+    let curve_cfg = CurveConfig {
+        arena: ArenaConfig {
+            size: cfg.game.size,
+            rule: cfg.game.rule,
+            openings: OpeningMode::Protocol(cfg.game.protocol.clone()),
+            games: args.games,
+            seed: args.seed,
+            threads: args.threads.unwrap_or_else(default_threads),
+            stone_cap: cfg.game.stone_cap,
+            sprt: None,
+        },
+        settings: SearchSettings {
+            limit: SearchLimit { playouts: Some(args.playouts), time: None },
+            batch: args.batch,
+            explore: args.explore,
+            config: cfg.selfplay.search.clone(),
+        },
+    };
+    let out = args.out.clone().unwrap_or_else(|| run.root.join("curve"));
+    let mut curve = CurveDir::open(&out, &curve_cfg)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    if args.follow {
+        let s = stop.clone();
+        let _ = ctrlc::set_handler(move || s.store(true, Ordering::SeqCst));
+    }
+    let mut tally = GameTally::default();
+    let load_model = evaluator_loader(DeviceChoice::Auto.resolve()?);
+    eprintln!(
+        "curve of {}: {:?} {} stone cap {:?}, {} games per match, {} playouts, batch {}, explore {} -> {}",
+        run.root.display(),
+        cfg.game.rule,
+        cfg.game.protocol,
+        cfg.game.stone_cap,
+        args.games,
+        args.playouts,
+        args.batch,
+        args.explore,
+        out.display()
+    );
+    loop {
+        let available = if models.exists() { list_generations(&models)? } else { Vec::new() };
+        let start = match available.first() {
+            Some(&g0) => Some(published_at(&gen_dir(g0))?),
+            None => None,
+        };
+        for g in due_generations(&available, args.every_generations, !args.follow) {
+            for opp in &opponents {
+                if curve.has(g, &opp.name) || stop.load(Ordering::SeqCst) {
+                    continue;
+                }
+                let dir = gen_dir(g);
+                let minutes = match start {
+                    Some(t0) => published_at(&dir)?.duration_since(t0).map_or(0.0, |d| d.as_secs_f64() / 60.0),
+                    None => 0.0,
+                };
+                let point = CurveGeneration {
+                    generation: g,
+                    step: trained_steps(&dir)?,
+                    minutes,
+                    selfplay_games: tally.games_before(&run.selfplay(), g)?,
+                    eval: EvaluatorSpec::Model(dir),
+                };
+                let row = play_point(&point, opp, &curve_cfg, &load_model, Some(&out.join("matches")))?;
+                eprintln!(
+                    "generation {g} (step {}, {:.1} min, {} self-play games) vs {}: {}/{}/{} score {:.3} [{:.3}, {:.3}]",
+                    row.step,
+                    row.minutes,
+                    row.selfplay_games,
+                    row.opponent,
+                    row.wins,
+                    row.draws,
+                    row.losses,
+                    row.score,
+                    row.score_low95,
+                    row.score_high95
+                );
+                curve.push(row)?;
+            }
+        }
+        if !args.follow || stop.load(Ordering::SeqCst) {
+            break;
+        }
+        let until = std::time::Instant::now() + Duration::from_secs(args.poll_seconds.max(1));
+        while std::time::Instant::now() < until && !stop.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+    print!("{}", std::fs::read_to_string(out.join("curve.csv")).unwrap_or_default());
+    Ok(0)
+}

@@ -1,0 +1,69 @@
+//! `renju-zero curve` on a tiny run: generation 0 published by `renju-zero trainer` (no
+//! training), a copy of it as generation 2 and a generation 1 to skip with
+//! `--every-generations 2`; the CSV must hold one row per (generation, opponent) with the
+//! documented columns, the plot must exist, and a second call must only add missing points.
+use std::path::Path;
+use std::process::Command;
+
+const CONFIG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/e2e.toml");
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_renju-zero"))
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+fn curve(run: &Path, opponents: &[&str]) -> std::process::Output {
+    let mut c = bin();
+    c.args(["curve", "--run"]).arg(run).args(["--every-generations", "2", "--games", "2", "--playouts", "4", "--threads", "2"]);
+    for o in opponents {
+        c.args(["--opponent", o]);
+    }
+    c.output().unwrap()
+}
+
+#[test]
+fn curve_writes_one_row_per_generation_and_opponent_and_a_plot() {
+    let d = tempfile::tempdir().unwrap();
+    let run = d.path().join("run");
+    let o = bin().args(["trainer", "--config", CONFIG, "--run"]).arg(&run).args(["--max-generations", "0"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    copy_dir(&run.join("models/gen-000000"), &run.join("models/gen-000001"));
+    copy_dir(&run.join("models/gen-000000"), &run.join("models/gen-000002"));
+    let o = curve(&run, &["heuristic"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = curve(&run, &["heuristic", "gen:0"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = run.join("curve");
+    let mut r = csv::Reader::from_path(out.join("curve.csv")).unwrap();
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(
+        header,
+        [
+            "generation", "step", "minutes", "selfplay_games", "opponent", "games", "wins", "draws", "losses", "score",
+            "score_low95", "score_high95"
+        ]
+    );
+    let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+    let keys: Vec<(String, String)> = rows.iter().map(|r| (r[0].to_string(), r[4].to_string())).collect();
+    let want = [("0", "gen0"), ("2", "gen0"), ("0", "heuristic"), ("2", "heuristic")];
+    assert_eq!(keys, want.map(|(g, o)| (g.to_string(), o.to_string())));
+    for r in &rows {
+        assert_eq!(&r[5], "2", "games per point");
+        let (w, dr, l): (u32, u32, u32) = (r[6].parse().unwrap(), r[7].parse().unwrap(), r[8].parse().unwrap());
+        assert_eq!(w + dr + l, 2);
+        let (s, lo, hi): (f64, f64, f64) = (r[9].parse().unwrap(), r[10].parse().unwrap(), r[11].parse().unwrap());
+        assert!((s - (w as f64 + 0.5 * dr as f64) / 2.0).abs() < 1e-9 && lo <= s && s <= hi, "{r:?}");
+        assert_eq!(&r[3], "0", "no self-play in this run");
+    }
+    let svg = std::fs::read_to_string(out.join("curve.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.matches("<polyline").count() == 2, "{svg}");
+    // Whole games under the run's protocol (rif): the records of a match say so.
+    let games = std::fs::read_to_string(out.join("matches/gen-000002-vs-heuristic/games.jsonl")).unwrap();
+    assert!(games.lines().all(|l| l.contains("\"protocol\":\"rif\"")), "{games}");
+}
