@@ -4,8 +4,10 @@
 //! - Priors: softmax of the policy logits over the legal actions of a node.
 //! - Selection: `score = Q + c_puct * P * sqrt(N_parent) / (1 + N_child)`; unvisited children use
 //!   the first-play urgency `FPU = Q_parent - fpu_reduction * sqrt(sum of visited priors)`
-//!   (KataGo). Children are kept sorted by prior, so among unvisited children only the first can
-//!   win the comparison and the scan stops there.
+//!   (KataGo). Children are kept with the visited ones first and the unvisited ones sorted by
+//!   prior (a fresh node is sorted by prior, and PUCT always visits the unvisited child of highest
+//!   prior first, so the visited ones stay a prefix; root noise re-sorts to keep it so), hence
+//!   among unvisited children only the first can win the comparison and the scan stops there.
 //! - Values are backed up **by player identity**: every node stores the sum of values from
 //!   `Player::First`'s view and knows who decides there, so swaps, Lianhuan doubles and offer
 //!   picks (which break alternation) are handled exactly.
@@ -288,7 +290,19 @@ impl Mcts {
             let p = self.nodes[i].prior;
             self.nodes[i].prior = (1.0 - eps) * p + eps * (eta[k] / total) as f32;
         }
-        self.sort_children(self.root);
+        self.sort_root_after_noise();
+    }
+
+    /// Restores [`Mcts::select`]'s invariant at the root after its priors changed: visited
+    /// children first, then the unvisited ones by prior, descending. (A plain sort by prior
+    /// would put an unvisited child that the noise lifted before visited children, and the scan,
+    /// which stops at the first unvisited child, would never score those visited children.)
+    fn sort_root_after_noise(&mut self) {
+        let kids = self.nodes[self.root as usize].children();
+        self.nodes[kids].sort_by(|x, y| {
+            let (vx, vy) = (x.n + x.vl > 0, y.n + y.vl > 0);
+            vy.cmp(&vx).then(y.prior.partial_cmp(&x.prior).unwrap_or(std::cmp::Ordering::Equal))
+        });
     }
 
     /// Sort the children of `node` by prior, descending (visited children first when equal).
@@ -795,7 +809,10 @@ pub fn pick_by_visits<R: Rng>(children: &[(usize, u32, f32)], temperature: f32, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::{Evaluator, HeuristicEvaluator};
     use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+    use renju_rules::{Action, Point, Protocol, Rule};
 
     #[test]
     fn pick_by_visits_argmax_ties_and_temperature() {
@@ -814,5 +831,87 @@ mod tests {
         assert_eq!(counts[9], 0);
         let share = counts[3] as f64 / 2000.0;
         assert!((share - 10.0 / 34.0).abs() < 0.04, "{counts:?}");
+    }
+
+    /// PUCT scores of every live child of `node`, from the definitions in the module docs
+    /// (visited: `Q + c P sqrt(N) / (1 + n)`; unvisited: `FPU + c P sqrt(N)`), no virtual loss.
+    fn reference_scores(m: &Mcts, node: u32, is_root: bool) -> Vec<(u32, f32)> {
+        let nd = m.nodes[node as usize];
+        let s = sign(nd.decider);
+        let sqrt_n = (nd.n as f32).max(1.0).sqrt();
+        let live: Vec<u32> = nd.children().filter(|&i| m.nodes[i].flags & F_PRUNED == 0).map(|i| i as u32).collect();
+        let visited_prior: f32 = live.iter().map(|&i| m.nodes[i as usize]).filter(|c| c.n > 0).map(|c| c.prior).sum();
+        let red = if is_root { m.cfg.root_fpu_reduction } else { m.cfg.fpu_reduction };
+        let fpu = s * nd.w / nd.n.max(1) as f32 - red * visited_prior.sqrt();
+        live.iter()
+            .map(|&i| {
+                let c = m.nodes[i as usize];
+                let u = m.cfg.c_puct * c.prior * sqrt_n;
+                (i, if c.n > 0 { s * c.w / c.n as f32 + u / (1.0 + c.n as f32) } else { fpu + u })
+            })
+            .collect()
+    }
+
+    fn reused_tree(seed: u64) -> Mcts {
+        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: true }, None).unwrap();
+        for (x, y) in [(7, 7), (8, 8), (7, 8)] {
+            g.apply(Action::Place(Point::new(x, y))).unwrap();
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut m = Mcts::new(&g, SearchConfig::default());
+        let mut ev = HeuristicEvaluator::new(15);
+        search_with(&mut m, 400, 8, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+        let (best, _, _) = m.root_children().into_iter().max_by_key(|c| c.1).unwrap();
+        g.apply(crate::action::action_from_index(best, 15).unwrap()).unwrap();
+        m.advance(best, &g);
+        m
+    }
+
+    #[test]
+    fn select_after_root_noise_on_a_reused_tree_scores_every_visited_child() {
+        // Hand-made case: a visited child with a much higher Q (0.9 against a root value of
+        // -0.5) than an unvisited child that the noise lifted above it (prior 0.05 against 0.01;
+        // every other child prior 0). Sorted by prior alone, the lifted child would come first
+        // and end the scan before the strong child.
+        let mut m = reused_tree(1);
+        let r = m.nodes[m.root as usize];
+        let kids: Vec<usize> = r.children().collect();
+        let visited: Vec<usize> = kids.iter().copied().filter(|&i| m.nodes[i].n > 0).collect();
+        assert!(visited.len() >= 2, "the reused root should have visited children");
+        let s = sign(r.decider);
+        let strong = visited[0];
+        for &i in &kids {
+            m.nodes[i].prior = 0.0;
+            if m.nodes[i].n > 0 {
+                let n = m.nodes[i].n as f32;
+                m.nodes[i].w = s * -0.5 * n;
+            }
+        }
+        let n = m.nodes[strong].n as f32;
+        m.nodes[strong].w = s * 0.9 * n;
+        m.nodes[strong].prior = 0.01;
+        let lifted = *kids.iter().find(|&&i| m.nodes[i].n == 0).unwrap();
+        m.nodes[lifted].prior = 0.05;
+        let root_n = m.nodes[m.root as usize].n as f32;
+        let root = m.root as usize;
+        m.nodes[root].w = s * -0.5 * root_n;
+        m.sort_root_after_noise();
+        let scores = reference_scores(&m, m.root, true);
+        let (best_ref, _) = scores.iter().copied().fold((0, f32::NEG_INFINITY), |b, x| if x.1 > b.1 { x } else { b });
+        assert_eq!(m.nodes[best_ref as usize].n, n as u32, "PUCT prefers the strong visited child here");
+        assert_eq!(m.select(m.root, true), Some(best_ref));
+        // Real noise (weight 1: the priors are all noise), many seeds: select is the argmax of
+        // the PUCT formula over every live child.
+        for seed in 0..40 {
+            let mut m = reused_tree(seed % 4);
+            m.cfg.dirichlet_epsilon = 1.0;
+            m.add_root_noise(&mut ChaCha8Rng::seed_from_u64(seed));
+            let root = m.root;
+            let scores = reference_scores(&m, root, true);
+            let max = scores.iter().map(|x| x.1).fold(f32::NEG_INFINITY, f32::max);
+            let got = m.select(root, true).unwrap();
+            let got_score = scores.iter().find(|x| x.0 == got).unwrap().1;
+            assert!((got_score - max).abs() <= 1e-6 * max.abs().max(1.0), "seed {seed}: selected {got_score}, best {max}");
+        }
     }
 }
