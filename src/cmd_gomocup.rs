@@ -3,12 +3,13 @@
 
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use renju_arena::agent::{Agent, MctsAgent, SearchSettings};
 use renju_arena::gomocup::{serve, Brain, BrainOptions};
 use renju_selfplay::eval::EvaluatorSpec;
 use renju_trainer::config::DeviceChoice;
 use renju_trainer::model::evaluator_loader;
+use renju_selfplay::mcts::SearchAlgorithm;
 
 /// Arguments of `renju-zero gomocup`.
 #[derive(clap::Args)]
@@ -25,6 +26,9 @@ pub struct GomocupArgs {
     /// Leaves evaluated per batch.
     #[arg(long, default_value_t = SearchSettings::default().batch)]
     pub batch: usize,
+    /// Root search: puct or gumbel (Gumbel root search, Danihelka et al. 2022).
+    #[arg(long, default_value = "puct")]
+    pub algorithm: String,
 }
 
 /// Run the command; returns the process exit code.
@@ -34,9 +38,12 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
     let spec = EvaluatorSpec::parse(&args.model)?;
     let load_model = evaluator_loader(DeviceChoice::Auto.resolve()?);
     let batch = args.batch.max(1);
+    let algorithm: SearchAlgorithm = args.algorithm.parse().context("--algorithm")?;
     let factory = Box::new(move |size: usize| -> Result<Box<dyn Agent>> {
         let eval = spec.build(size, &load_model)?;
-        Ok(Box::new(MctsAgent::new(eval, SearchSettings { batch, ..Default::default() })))
+        let mut settings = SearchSettings { batch, ..Default::default() };
+        settings.config.algorithm = algorithm;
+        Ok(Box::new(MctsAgent::new(eval, settings)))
     });
     let opts = BrainOptions { default_turn: Duration::from_secs_f64(args.time), max_playouts: args.playouts, ..Default::default() };
     let mut brain = Brain::new(factory, opts);

@@ -12,7 +12,11 @@ use renju_rules::{Action, Game};
 use renju_selfplay::action::{action_from_index, action_space_size};
 use renju_selfplay::encode::{encode, NUM_GLOBALS, NUM_PLANES};
 use renju_selfplay::eval::Evaluator;
-use renju_selfplay::mcts::{pick_by_visits, search_with, Mcts, SearchConfig};
+use renju_selfplay::mcts::{pick_by_visits, search_until, search_with, Mcts, SearchAlgorithm, SearchConfig};
+
+/// Simulations of a Gumbel root search under a time limit alone (it stops at the deadline,
+/// playing the best of the actions still in the halving).
+pub const GUMBEL_TIME_BUDGET: u32 = 800;
 
 /// What an agent decided, with its own estimate.
 #[derive(Clone, Debug, PartialEq)]
@@ -124,6 +128,15 @@ impl MctsAgent {
         let batch = self.settings.batch.max(1);
         let chunk = if limit.time.is_some() { (4 * batch) as u64 } else { cap };
         let eval = &mut self.eval;
+        if self.settings.config.algorithm == SearchAlgorithm::Gumbel {
+            // Gumbel noise only on the sampled opening decisions; deterministic otherwise.
+            let budget = limit.playouts.map_or(GUMBEL_TIME_BUDGET, |p| p.clamp(1, u32::MAX as u64 - 1) as u32);
+            let noise = game.history().len() < self.settings.explore;
+            m.start_gumbel(budget, noise, &mut self.rng);
+            let deadline = limit.time.map(|t| start + t);
+            search_until(&mut m, 0, batch, deadline, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
+            return Ok(m);
+        }
         loop {
             let target = (m.root_visits() as u64 + chunk).min(cap) as u32;
             search_with(&mut m, target, batch, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
@@ -154,7 +167,8 @@ impl Agent for MctsAgent {
         // Sampling in proportion to the visits (temperature 1) during the first `explore`
         // decisions, the most visited child afterwards.
         let explore = game.history().len() < self.settings.explore;
-        let pick = pick_by_visits(&m.root_children(), if explore { 1.0 } else { 0.0 }, &mut self.rng);
+        // Gumbel: the search's own choice (noise only on the explore decisions).
+        let pick = m.gumbel_action().or_else(|| pick_by_visits(&m.root_children(), if explore { 1.0 } else { 0.0 }, &mut self.rng));
         let action = pick
             .and_then(|c| action_from_index(c, size))
             .filter(|&a| game.is_legal(a))
@@ -185,6 +199,23 @@ mod tests {
             let c = a.choose(&g).unwrap();
             assert!(g.is_legal(c.action));
             assert!(c.playouts <= 16 + 8, "{}", c.playouts);
+            g.apply(c.action).unwrap();
+        }
+    }
+
+    #[test]
+    fn gumbel_agent_spends_its_playouts_and_plays_legal_moves() {
+        use renju_selfplay::eval::HeuristicEvaluator;
+        let mut g = Game::new(9, renju_rules::Rule::Renju, renju_rules::Protocol::Swap1, None).unwrap();
+        let mut s = SearchSettings { limit: SearchLimit { playouts: Some(12), time: None }, explore: 2, ..Default::default() };
+        s.config.algorithm = SearchAlgorithm::Gumbel;
+        let mut a = MctsAgent::new(Box::new(HeuristicEvaluator::new(9)), s);
+        a.new_game(3).unwrap();
+        for _ in 0..6 {
+            let c = a.choose(&g).unwrap();
+            assert!(g.is_legal(c.action), "{:?}", c.action);
+            // A fresh tree: the root's evaluation plus exactly the 12 simulations.
+            assert_eq!(c.playouts, 13);
             g.apply(c.action).unwrap();
         }
     }

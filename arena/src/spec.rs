@@ -29,7 +29,7 @@ pub enum PlayerKind {
 /// SPEC grammar: `KIND[,key=value]...` with KIND one of `model:DIR`, `heuristic`, `uniform`,
 /// `engine:"CMD ARGS"` (the command is split like a shell would, see the `shlex` crate; quotes
 /// are needed when it contains commas). Keys for search players: `playouts=N`, `time=SECONDS`,
-/// `batch=B`, `explore=K`, `cpuct=C`; for engines: `time=SECONDS` (default 5). With neither
+/// `batch=B`, `explore=K`, `cpuct=C`, `algorithm=puct|gumbel`; for engines: `time=SECONDS` (default 5). With neither
 /// `playouts` nor `time` a search player uses 200 playouts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayerSpec {
@@ -118,8 +118,9 @@ impl PlayerSpec {
                     }
                     "explore" => s.explore = num(k, v)? as usize,
                     "cpuct" => s.config.c_puct = num(k, v)? as f32,
+                    "algorithm" => s.config.algorithm = v.parse().with_context(|| format!("player {name}"))?,
                     other => bail!(
-                        "player {name}: unknown option '{other}' (search players take playouts, time, batch, explore, cpuct)"
+                        "player {name}: unknown option '{other}' (search players take playouts, time, batch, explore, cpuct, algorithm)"
                     ),
                 }
             }
@@ -151,6 +152,12 @@ mod tests {
     fn parses_player_specs() {
         let p = PlayerSpec::parse_named("g3=model:runs/quick/models/gen-000003,playouts=200").unwrap();
         assert_eq!(p.name, "g3");
+        match PlayerSpec::parse_named("h=heuristic,algorithm=gumbel").unwrap().kind {
+            PlayerKind::Search { settings, .. } => assert_eq!(settings.config.algorithm, renju_selfplay::mcts::SearchAlgorithm::Gumbel),
+            k => panic!("{k:?}"),
+        }
+        let e = format!("{:#}", PlayerSpec::parse_named("h=heuristic,algorithm=mcts").unwrap_err());
+        assert!(e.contains("unknown search algorithm 'mcts'"), "{e}");
         match &p.kind {
             PlayerKind::Search { eval, settings } => {
                 assert_eq!(eval, &EvaluatorSpec::Model(PathBuf::from("runs/quick/models/gen-000003")));

@@ -7,6 +7,7 @@
 //! - [`gamestats`]: statistics of finished games (length, Black's score, swaps, offers, resignations).
 //! - [`walker`]: position trackers for the search (place/undo on one board in plain play).
 //! - [`mcts`]: PUCT search with batched leaf evaluation and virtual loss.
+//! - [`gumbel`]: the Gumbel root search (Danihelka et al. 2022) that [`mcts`] can run at the root.
 //! - [`server`]: the batching inference server (one evaluator thread, hot-swappable generations).
 //! - [`selfplay`]: self-play workers, [`selfplay::SelfplayConfig`], [`selfplay::run_selfplay`].
 //! - [`cli`]: the `renju-zero selfplay` command as a library function.
@@ -17,6 +18,7 @@ pub mod eval;
 pub mod record;
 pub mod gamestats;
 pub mod mcts;
+pub mod gumbel;
 pub mod walker;
 pub mod selfplay;
 pub mod server;

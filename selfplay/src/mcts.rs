@@ -23,8 +23,10 @@
 
 use crate::action::action_space_size;
 use crate::encode::{NUM_GLOBALS, NUM_PLANES};
+use crate::gumbel::{improved_policy, GumbelParams, GumbelSearch, RootChild};
+pub use crate::gumbel::SearchAlgorithm;
 use crate::walker::{is_plain_play, Expansion, FastWalker, GameWalker};
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Gamma};
 use renju_rules::{Game, Player};
 use serde::{Deserialize, Serialize};
@@ -47,6 +49,15 @@ pub struct SearchConfig {
     pub dirichlet_epsilon: f32,
     /// Use the immediate-win / forced-block shortcuts in plain play. Default true.
     pub shortcuts: bool,
+    /// Root search: `puct` (default) or `gumbel` ([`crate::gumbel`]: Gumbel-top-k, sequential
+    /// halving, the improved policy as the target; PUCT below the root; no Dirichlet noise).
+    pub algorithm: SearchAlgorithm,
+    /// Gumbel: most root actions considered, `m` (Danihelka et al. 2022: 16). Default 16.
+    pub gumbel_considered: usize,
+    /// Gumbel: `c_visit` of the transform sigma (paper: 50). Default 50.0.
+    pub gumbel_c_visit: f32,
+    /// Gumbel: `c_scale` of sigma (paper: 1). Default 1.0.
+    pub gumbel_c_scale: f32,
 }
 
 impl Default for SearchConfig {
@@ -58,6 +69,10 @@ impl Default for SearchConfig {
             dirichlet_alpha_total: 10.0,
             dirichlet_epsilon: 0.25,
             shortcuts: true,
+            algorithm: SearchAlgorithm::Puct,
+            gumbel_considered: 16,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 1.0,
         }
     }
 }
@@ -215,6 +230,10 @@ pub struct Mcts {
     path: Vec<u32>,
     scratch: Vec<u16>,
     noise_wanted: bool,
+    /// A Gumbel root search asked for by [`Mcts::start_gumbel`] and not yet started (the root is
+    /// not expanded): `(budget, noise, seed of the noise)`.
+    gumbel_wanted: Option<(u32, bool, u64)>,
+    gumbel: Option<GumbelSearch>,
     stats: SearchStats,
 }
 
@@ -240,6 +259,8 @@ impl Mcts {
             path: Vec::with_capacity(64),
             scratch: Vec::with_capacity(400),
             noise_wanted: false,
+            gumbel_wanted: None,
+            gumbel: None,
             stats: SearchStats::default(),
         }
     }
@@ -328,7 +349,16 @@ impl Mcts {
             if added >= max_leaves {
                 break;
             }
-            match self.playout() {
+            let gumbel = self.gumbel.is_some() || self.gumbel_wanted.is_some();
+            if gumbel && !self.plan_gumbel() {
+                break;
+            }
+            let forced = self.gumbel.as_ref().and_then(|g| g.next()).is_some();
+            let end = self.playout();
+            if forced && !matches!(end, PlayoutEnd::Collision) {
+                self.gumbel.as_mut().expect("gumbel search").spend();
+            }
+            match end {
                 PlayoutEnd::Done => {}
                 PlayoutEnd::Collision => {
                     self.stats.collisions += 1;
@@ -409,7 +439,8 @@ impl Mcts {
                     }
                 }
                 Expanded => {
-                    let Some(child) = self.select(node, depth == 0) else {
+                    let forced = if depth == 0 { self.gumbel.as_ref().and_then(|g| g.next()) } else { None };
+                    let Some(child) = forced.or_else(|| self.select(node, depth == 0)) else {
                         // Every child was pruned as forbidden: Black has no legal move and loses.
                         let v = -sign(nd.decider);
                         let n = &mut self.nodes[node as usize];
@@ -459,6 +490,118 @@ impl Mcts {
             e = Expansion::Terminal(-sign(decider));
         }
         e
+    }
+
+    /// Runs this move's search as a Gumbel root search of `budget` simulations (module
+    /// [`crate::gumbel`]; the root's own evaluation, when it is not expanded yet, comes first and
+    /// is not counted), with Gumbel noise when `noise` (self-play; evaluation plays without).
+    /// Call at the start of a move's search, with nothing pending; [`Mcts::search_remaining`]
+    /// then counts the simulations left, [`Mcts::gumbel_action`] and [`Mcts::gumbel_policy`]
+    /// give the move and the policy target.
+    pub fn start_gumbel<R: Rng>(&mut self, budget: u32, noise: bool, rng: &mut R) {
+        self.gumbel = None;
+        self.gumbel_wanted = Some((budget.max(1), noise, rng.gen()));
+        self.start_gumbel_if_ready();
+    }
+
+    fn start_gumbel_if_ready(&mut self) {
+        let Some((budget, noise, seed)) = self.gumbel_wanted else { return };
+        if self.nodes[self.root as usize].state != Expanded || !self.pending.is_empty() {
+            return;
+        }
+        self.gumbel_wanted = None;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        self.gumbel = Some(GumbelSearch::new(&self.gumbel_children(), budget, self.gumbel_params(), noise, &mut rng));
+    }
+
+    /// Before a playout of a Gumbel search: starts it or plans its next phase when possible.
+    /// Returns whether a playout may run now (the root still needs its evaluation, or a
+    /// simulation is planned); `false` at a phase boundary with leaves pending, or when done.
+    fn plan_gumbel(&mut self) -> bool {
+        self.start_gumbel_if_ready();
+        let Some(mut g) = self.gumbel.take() else {
+            // Not started: the root is not expanded yet; this playout evaluates it.
+            return self.nodes[self.root as usize].state == Leaf;
+        };
+        if g.next().is_none() && self.pending.is_empty() {
+            g.plan_phase(self.root_net_value(), &self.gumbel_children());
+        }
+        let ok = g.next().is_some();
+        self.gumbel = Some(g);
+        ok
+    }
+
+    /// The Gumbel constants of the config.
+    pub fn gumbel_params(&self) -> GumbelParams {
+        GumbelParams { considered: self.cfg.gumbel_considered, c_visit: self.cfg.gumbel_c_visit, c_scale: self.cfg.gumbel_c_scale }
+    }
+
+    /// The live root children as the Gumbel root sees them (key = node index).
+    fn gumbel_children(&self) -> Vec<RootChild> {
+        let r = self.nodes[self.root as usize];
+        let s = sign(r.decider);
+        r.children()
+            .filter(|&i| self.nodes[i].flags & F_PRUNED == 0)
+            .map(|i| {
+                let c = self.nodes[i];
+                RootChild { key: i as u32, prior: c.prior, visits: c.n, q: if c.n > 0 { s * c.w / c.n as f32 } else { 0.0 } }
+            })
+            .collect()
+    }
+
+    /// The network's value of the root for its decider: the root's own evaluation, which is its
+    /// backed-up sum less its children's (the mean child value when the root was never
+    /// evaluated itself, as for a forced move; 0 without visits).
+    pub fn root_net_value(&self) -> f32 {
+        let r = self.nodes[self.root as usize];
+        let (mut n, mut w) = (0u32, 0.0f32);
+        if r.state == Expanded {
+            for c in &self.nodes[r.children()] {
+                n += c.n;
+                w += c.w;
+            }
+        }
+        let s = sign(r.decider);
+        if r.n > n {
+            s * (r.w - w) / (r.n - n) as f32
+        } else if n > 0 {
+            s * w / n as f32
+        } else {
+            0.0
+        }
+    }
+
+    /// Playouts still to run for this move: for a Gumbel search the simulations left (plus one
+    /// while the root awaits its evaluation), otherwise `visits` less the root's visits.
+    pub fn search_remaining(&self, visits: u32) -> u32 {
+        if let Some((budget, _, _)) = self.gumbel_wanted {
+            return budget + (self.nodes[self.root as usize].state == Leaf) as u32;
+        }
+        match &self.gumbel {
+            Some(g) => g.left(),
+            None => visits.saturating_sub(self.root_visits()),
+        }
+    }
+
+    /// The move of a finished (or stopped) Gumbel search: the action index of the remaining
+    /// root action of largest `g + logits + sigma(completed Q)`; `None` without a Gumbel search.
+    pub fn gumbel_action(&self) -> Option<usize> {
+        let g = self.gumbel.as_ref()?;
+        let key = g.chosen(self.root_net_value(), &self.gumbel_children())?;
+        Some(self.nodes[key as usize].action as usize)
+    }
+
+    /// The Gumbel policy target over the action space `[A]`: `softmax(logits + sigma(completed
+    /// Q))` over the legal root actions (sums to 1); `None` without a Gumbel search.
+    pub fn gumbel_policy(&self) -> Option<Vec<f32>> {
+        self.gumbel.as_ref()?;
+        let ch = self.gumbel_children();
+        let pi = improved_policy(self.root_net_value(), &ch, &self.gumbel_params());
+        let mut p = vec![0.0; action_space_size(self.size)];
+        for (c, x) in ch.iter().zip(pi) {
+            p[self.nodes[c.key as usize].action as usize] = x;
+        }
+        Some(p)
     }
 
     fn create_children(&mut self, node: u32, decider: u8, acts: &[u16], prior: f32, flags: u8) {
@@ -609,6 +752,7 @@ impl Mcts {
         self.pending = pending;
         self.pending.clear();
         self.apply_noise_if_ready(rng);
+        self.start_gumbel_if_ready();
     }
 
     /// Root statistics: `(action index, visits, prior)` for every non-pruned root child.
@@ -674,6 +818,8 @@ impl Mcts {
     pub fn advance(&mut self, action: usize, game: &Game) {
         assert!(self.pending.is_empty(), "advance with leaves pending evaluation");
         self.noise_wanted = false;
+        self.gumbel_wanted = None;
+        self.gumbel = None;
         let r = self.nodes[self.root as usize];
         let mut keep = NONE;
         if r.state == Expanded {
@@ -754,18 +900,37 @@ enum PlayoutEnd {
 /// Run a whole search on one tree with a synchronous evaluator call per batch: playouts until
 /// the root has `visits` visits, leaves evaluated `batch` at a time by `eval`
 /// (`planes, globals, n -> (logits, wdl)`). Used by tests, benches and single-game play.
-pub fn search_with<R: Rng, F>(mcts: &mut Mcts, visits: u32, batch: usize, rng: &mut R, mut eval: F) -> anyhow::Result<()>
+pub fn search_with<R: Rng, F>(mcts: &mut Mcts, visits: u32, batch: usize, rng: &mut R, eval: F) -> anyhow::Result<()>
+where
+    F: FnMut(&[f32], &[f32], usize) -> anyhow::Result<crate::eval::EvalOutput>,
+{
+    search_until(mcts, visits, batch, None, rng, eval)
+}
+
+/// [`search_with`], stopping early (after the current batch) once `deadline` has passed. A
+/// Gumbel search ([`Mcts::start_gumbel`]) runs until its budget is spent (`visits` is ignored).
+pub fn search_until<R: Rng, F>(
+    mcts: &mut Mcts,
+    visits: u32,
+    batch: usize,
+    deadline: Option<std::time::Instant>,
+    rng: &mut R,
+    mut eval: F,
+) -> anyhow::Result<()>
 where
     F: FnMut(&[f32], &[f32], usize) -> anyhow::Result<crate::eval::EvalOutput>,
 {
     let mut planes = Vec::new();
     let mut globals = Vec::new();
     let mut stalls = 0;
-    while mcts.root_visits() < visits {
+    while mcts.search_remaining(visits) > 0 {
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            break;
+        }
         planes.clear();
         globals.clear();
         let before = mcts.root_visits();
-        let want = (visits - before) as usize;
+        let want = mcts.search_remaining(visits) as usize;
         let k = mcts.gather(batch.min(want).max(1), want.max(1), &mut planes, &mut globals);
         if k > 0 {
             let out = eval(&planes, &globals, k)?;

@@ -4,7 +4,7 @@
 
 use crate::action::action_from_index;
 use crate::encode::{encode, NUM_GLOBALS, NUM_PLANES};
-use crate::mcts::{pick_by_visits, Mcts, SearchConfig};
+use crate::mcts::{pick_by_visits, Mcts, SearchAlgorithm, SearchConfig};
 use crate::record::{EndReason, GameMeta, GameResult, PositionRecord, ShardWriter};
 use crate::server::ServerHandle;
 use anyhow::{anyhow, Context, Result};
@@ -296,14 +296,20 @@ impl Slot {
     fn start_move(&mut self, cfg: &SelfplayConfig, rng: &mut ChaCha8Rng) {
         self.full = rng.gen_bool(cfg.full_search_fraction);
         self.target = if self.full { cfg.playouts } else { cfg.fast_playouts.min(cfg.playouts) };
-        if self.full {
-            self.mcts.add_root_noise(rng);
+        match cfg.search.algorithm {
+            // Gumbel noise explores at every decision, full or fast (Danihelka et al. 2022).
+            SearchAlgorithm::Gumbel => self.mcts.start_gumbel(self.target, true, rng),
+            SearchAlgorithm::Puct => {
+                if self.full {
+                    self.mcts.add_root_noise(rng);
+                }
+            }
         }
     }
 
     fn search_done(&self) -> bool {
         let v = self.mcts.root_visits();
-        v >= self.target || (v >= 1 && self.mcts.root_forced().is_some())
+        self.mcts.search_remaining(self.target) == 0 || (v >= 1 && self.mcts.root_forced().is_some())
     }
 }
 
@@ -352,7 +358,7 @@ fn worker(
         for s in slots.iter_mut() {
             s.leaves = 0;
             if !s.search_done() {
-                let want = (s.target - s.mcts.root_visits().min(s.target)) as usize;
+                let want = s.mcts.search_remaining(s.target) as usize;
                 s.leaves = s.mcts.gather(cfg.leaves_per_game.min(want.max(1)), want.max(1) + cfg.leaves_per_game, &mut planes, &mut globals);
                 total += s.leaves;
             }
@@ -417,7 +423,7 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
             PositionRecord {
                 planes: planes.iter().map(|&v| v as u8).collect(),
                 globals,
-                policy: s.mcts.policy_target(),
+                policy: s.mcts.gumbel_policy().unwrap_or_else(|| s.mcts.policy_target()),
                 value: [0.0; 3],
                 root_value,
                 generation: s.gen_last,
@@ -443,7 +449,11 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
         }
     }
     let temp = temperature(cfg, s.game.history().len());
-    let action_idx = pick_by_visits(&children, temp, rng).expect("root has children");
+    // Gumbel: the move is the search's own choice (its noise samples); PUCT: visit counts^(1/T).
+    let action_idx = match s.mcts.gumbel_action() {
+        Some(a) => a,
+        None => pick_by_visits(&children, temp, rng).expect("root has children"),
+    };
     let result = if resigned {
         Some(GameResult { winner: Some(decider.other()), reason: EndReason::Resignation, black_player: s.game.black_player() })
     } else {

@@ -1,11 +1,12 @@
-//! PUCT search: shortcuts, forbidden points, backup by player identity.
+//! PUCT search: shortcuts, forbidden points, backup by player identity; the Gumbel root
+//! search through the tree: exact budget, the winning action found.
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use renju_rules::{Action, Color, Game, Point, Protocol, Rule, Verdict};
 use renju_selfplay::action::{action_from_index, action_index};
 use renju_selfplay::eval::{EvalOutput, Evaluator, HeuristicEvaluator, UniformEvaluator};
-use renju_selfplay::mcts::{search_with, Mcts, SearchConfig};
+use renju_selfplay::mcts::{search_with, Mcts, SearchAlgorithm, SearchConfig};
 
 /// A free-opening game with the given stones placed alternately (black first).
 fn game_with(rule: Rule, black: &[(u8, u8)], white: &[(u8, u8)]) -> Game {
@@ -159,4 +160,59 @@ fn tree_reuse_keeps_the_subtree() {
     assert!(m.root_visits() >= visits + 100);
     let total: f32 = m.policy_target().iter().sum();
     assert!((total - 1.0).abs() < 1e-5);
+}
+
+fn child_visits(m: &Mcts) -> u32 {
+    m.root_children().iter().map(|c| c.1).sum()
+}
+
+#[test]
+fn gumbel_search_spends_exactly_its_budget_on_fresh_and_reused_trees() {
+    let g = game_with(Rule::Renju, &[(7, 7), (8, 8)], &[(7, 8), (9, 9)]);
+    let mut ev = HeuristicEvaluator::new(15);
+    let cfg = SearchConfig { algorithm: SearchAlgorithm::Gumbel, ..SearchConfig::default() };
+    for (k, budget) in [1u32, 2, 3, 7, 16, 33, 100].into_iter().enumerate() {
+        let mut rng = ChaCha8Rng::seed_from_u64(k as u64);
+        let mut m = Mcts::new(&g, cfg.clone());
+        m.start_gumbel(budget, true, &mut rng);
+        search_with(&mut m, 0, 8, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+        assert_eq!(child_visits(&m), budget, "fresh tree, budget {budget}");
+        assert_eq!(m.root_visits(), budget + 1, "the root's own evaluation comes first");
+        let pi = m.gumbel_policy().unwrap();
+        assert!((pi.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        let a = m.gumbel_action().unwrap();
+        assert!(pi[a] > 0.0 && m.root_children().iter().any(|c| c.0 == a));
+        // Reuse the subtree of the chosen move: the next search adds exactly its budget.
+        let mut g2 = g.clone();
+        g2.apply(action_from_index(a, 15).unwrap()).unwrap();
+        m.advance(a, &g2);
+        let before = child_visits(&m);
+        m.start_gumbel(budget, true, &mut rng);
+        search_with(&mut m, 0, 8, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+        assert_eq!(child_visits(&m), before + budget, "reused tree, budget {budget}");
+    }
+}
+
+#[test]
+fn gumbel_search_with_a_uniform_prior_picks_the_one_winning_action() {
+    // 9x9 freestyle, Black to move with an open four c5..f5: b5 and g5 make five, the only
+    // winning moves; the uniform evaluator gives every position value 0 and the same
+    // prior to all empty points, and without shortcuts the root lists every empty point.
+    let mut g = Game::new(9, Rule::Freestyle, Protocol::Free { centre: false }, None).unwrap();
+    for (b, w) in [((2, 4), (2, 0)), ((3, 4), (4, 0)), ((4, 4), (6, 0)), ((5, 4), (8, 8))] {
+        g.apply(Action::Place(Point::new(b.0, b.1))).unwrap();
+        g.apply(Action::Place(Point::new(w.0, w.1))).unwrap();
+    }
+    let fives = [action_index(Action::Place(Point::new(1, 4)), 9), action_index(Action::Place(Point::new(6, 4)), 9)];
+    let mut ev = UniformEvaluator::new(9);
+    for seed in 0..5 {
+        let cfg = SearchConfig { algorithm: SearchAlgorithm::Gumbel, shortcuts: false, gumbel_considered: 81, ..SearchConfig::default() };
+        let mut m = Mcts::new(&g, cfg);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        m.start_gumbel(200, true, &mut rng);
+        search_with(&mut m, 0, 8, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+        assert_eq!(m.root_children().len(), 73, "every empty point is a root action");
+        let a = m.gumbel_action().unwrap();
+        assert!(fives.contains(&a), "seed {seed}: chose {a}");
+    }
 }

@@ -1,7 +1,9 @@
-//! Self-play end to end: every protocol of RULES.md §5 plays complete games; shards replay.
+//! Self-play end to end: every protocol of RULES.md §5 plays complete games with PUCT and with
+//! the Gumbel root search; shards replay.
 
 use renju_rules::{Action, Game, Opening, Protocol, Rule};
 use renju_selfplay::eval::{HeuristicEvaluator, UniformEvaluator};
+use renju_selfplay::mcts::{SearchAlgorithm, SearchConfig};
 use renju_selfplay::record::{read_shard, EndReason};
 use renju_selfplay::selfplay::{run_selfplay, SelfplayConfig, ShardSink};
 use renju_selfplay::server::{InferenceServer, ServerConfig};
@@ -25,7 +27,8 @@ fn protocols() -> Vec<Protocol> {
 #[test]
 fn every_protocol_plays_complete_games() {
     let dir = tempfile::tempdir().unwrap();
-    for (k, protocol) in protocols().into_iter().enumerate() {
+    let cases = protocols().into_iter().flat_map(|p| [(p.clone(), SearchAlgorithm::Puct), (p, SearchAlgorithm::Gumbel)]);
+    for (k, (protocol, algorithm)) in cases.enumerate() {
         let cfg = SelfplayConfig {
             size: 11,
             rule: Rule::Renju,
@@ -36,6 +39,7 @@ fn every_protocol_plays_complete_games() {
             games_per_thread: 3,
             threads: 1,
             seed: k as u64,
+            search: SearchConfig { algorithm, ..SearchConfig::default() },
             ..SelfplayConfig::default()
         };
         let server = InferenceServer::spawn(Box::new(UniformEvaluator::new(11)), 4, ServerConfig::default());
@@ -44,7 +48,7 @@ fn every_protocol_plays_complete_games() {
         let stop = AtomicBool::new(false);
         let prog = run_selfplay(&cfg, &server.handle(), Some(3), &stop, &mut sink, &mut |_| {}).unwrap();
         server.join();
-        assert_eq!(prog.games, 3, "{protocol:?}");
+        assert_eq!(prog.games, 3, "{protocol:?} {algorithm:?}");
         assert_eq!(sink.written.len(), 1);
         let shard = read_shard(&sink.written[0]).unwrap();
         assert_eq!(shard.meta.games.len(), 3);
