@@ -2,22 +2,29 @@
 //!
 //! A position is encoded as `planes: [NUM_PLANES, S, S]` (binary 0/1, index `c * S*S + y * S + x`)
 //! and `globals: [NUM_GLOBALS]` (f32). The network's value and policy are always from the view of
-//! the *deciding* player ([`Game::to_decide`]); colours are encoded absolutely (renju is not
-//! colour-symmetric) and global 0 says which colour the deciding player holds.
+//! the *deciding* player ([`Game::to_decide`]). Version 2 gives the stones from that view too (own
+//! stones, opponent stones: the stones of the colour the deciding player holds now, and of the
+//! other colour) with the colour held as a whole plane, since renju is not colour-symmetric;
+//! version 1 gave black and white stones with the colour only as global 0.
 //!
-//! Planes (version 1):
+//! Planes (version 2, [`ENCODER_VERSION`]):
 //! | plane | meaning |
 //! |---|---|
-//! | 0 | black stones |
-//! | 1 | white stones |
-//! | 2 | Black's forbidden points (renju only, RULES.md §4; all zero under other rules) |
-//! | 3 | pending fifth-move offers (candidate black stones not yet on the board, RULES.md §5.3–5.4) |
-//! | 4 | the last stone placed |
-//! | 5 | the stone placed before it |
-//! | 6 | the stone placed before that |
-//! | 7 | ones on the board (lets a convolution see the edge through zero padding) |
+//! | 0 | own stones (the colour the deciding player holds) |
+//! | 1 | opponent stones |
+//! | 2 | colour plane: ones when the deciding player holds Black, zeros when White |
+//! | 3 | Black's forbidden points (renju only, RULES.md §4; all zero under other rules) |
+//! | 4 | pending fifth-move offers (candidate black stones not yet on the board, RULES.md §5.3–5.4) |
+//! | 5 | the last stone placed |
+//! | 6 | the stone placed before it |
+//! | 7 | the stone placed before that |
+//! | 8 | ones on the board (lets a convolution see the edge through zero padding) |
 //!
-//! Globals (version 1):
+//! Planes of version 1 (models of version 1 still load and play: [`planes_for_version`]
+//! rewrites the current planes into theirs, exactly): 0 black stones, 1 white stones, then
+//! planes 3..=8 of version 2 as 2..=7.
+//!
+//! Globals (versions 1 and 2, the same):
 //! | global | meaning |
 //! |---|---|
 //! | 0 | 1 when the deciding player holds Black now |
@@ -32,23 +39,71 @@
 use crate::action::MAX_OFFERS;
 use renju_rules::{Board, Color, DecisionKind, Game, Point, Rule};
 
-/// Version of the encoding below; stored in every shard's metadata. Bump on any change.
-pub const ENCODER_VERSION: u32 = 1;
+/// Version of the encoding below; stored in every shard's metadata and every model's config.
+/// Bump on any change (and teach [`planes_for_version`] the old one).
+pub const ENCODER_VERSION: u32 = 2;
+/// Versions whose models still load and play (their inputs converted by [`planes_for_version`]).
+pub const SUPPORTED_VERSIONS: [u32; 2] = [1, 2];
 /// Number of planes `C` (see the module table).
-pub const NUM_PLANES: usize = 8;
+pub const NUM_PLANES: usize = 9;
 /// Number of globals `G` (see the module table).
 pub const NUM_GLOBALS: usize = 16;
 
 /// Plane indices (module table).
 pub mod plane {
-    pub const BLACK: usize = 0;
-    pub const WHITE: usize = 1;
-    pub const FORBIDDEN: usize = 2;
-    pub const OFFERS: usize = 3;
-    pub const LAST1: usize = 4;
-    pub const LAST2: usize = 5;
-    pub const LAST3: usize = 6;
-    pub const ONES: usize = 7;
+    pub const OWN: usize = 0;
+    pub const OPPONENT: usize = 1;
+    pub const DECIDER_IS_BLACK: usize = 2;
+    pub const FORBIDDEN: usize = 3;
+    pub const OFFERS: usize = 4;
+    pub const LAST1: usize = 5;
+    pub const LAST2: usize = 6;
+    pub const LAST3: usize = 7;
+    pub const ONES: usize = 8;
+}
+
+/// `(planes C, globals G)` of encoder `version`. Errors: a version this build cannot encode.
+pub fn input_shape(version: u32) -> anyhow::Result<(usize, usize)> {
+    match version {
+        1 => Ok((8, NUM_GLOBALS)),
+        2 => Ok((NUM_PLANES, NUM_GLOBALS)),
+        v => anyhow::bail!("encoder version {v} is unknown to this build (it encodes versions {SUPPORTED_VERSIONS:?})"),
+    }
+}
+
+/// Rewrites `n` positions of current-version planes (`[n, NUM_PLANES, S, S]`, as the search and
+/// the shards hold them) into the planes of encoder `version` (`[n, C_version, S, S]`); the
+/// globals are the same in every version. Version 1: black = own or opponent stones by the
+/// colour plane, white = the other, then the remaining planes. Errors: unknown version, or
+/// `planes` not `n * NUM_PLANES * S * S` long.
+pub fn planes_for_version(version: u32, planes: &[f32], n: usize, size: usize) -> anyhow::Result<std::borrow::Cow<'_, [f32]>> {
+    let pp = size * size;
+    anyhow::ensure!(
+        planes.len() == n * NUM_PLANES * pp,
+        "planes has {} floats, expected {n} x {NUM_PLANES} x {size} x {size}",
+        planes.len()
+    );
+    match version {
+        ENCODER_VERSION => Ok(std::borrow::Cow::Borrowed(planes)),
+        1 => {
+            let mut out = Vec::with_capacity(n * 8 * pp);
+            for pos in planes.chunks_exact(NUM_PLANES * pp) {
+                let p = |c: usize| &pos[c * pp..(c + 1) * pp];
+                let black = pos[plane::DECIDER_IS_BLACK * pp] > 0.5;
+                let (b, w) = if black { (plane::OWN, plane::OPPONENT) } else { (plane::OPPONENT, plane::OWN) };
+                out.extend_from_slice(p(b));
+                out.extend_from_slice(p(w));
+                for c in plane::FORBIDDEN..NUM_PLANES {
+                    out.extend_from_slice(p(c));
+                }
+            }
+            Ok(std::borrow::Cow::Owned(out))
+        }
+        v => {
+            input_shape(v)?;
+            unreachable!("every known version is handled above")
+        }
+    }
 }
 
 /// Global indices (module table).
@@ -181,9 +236,13 @@ pub(crate) fn encode_zeroed_planes(inp: &EncodeInput<'_>, planes: &mut [f32], gl
     debug_assert!(planes.iter().all(|&x| x == 0.0), "encode_zeroed_planes: planes not zeroed");
     globals.fill(0.0);
     let stones = board.stones();
+    let own = if inp.decider_is_black { Color::Black } else { Color::White };
     for &(p, c) in stones {
-        let pl = if c == Color::Black { plane::BLACK } else { plane::WHITE };
+        let pl = if c == own { plane::OWN } else { plane::OPPONENT };
         planes[pl * pp + p.index(size)] = 1.0;
+    }
+    if inp.decider_is_black {
+        planes[plane::DECIDER_IS_BLACK * pp..(plane::DECIDER_IS_BLACK + 1) * pp].fill(1.0);
     }
     if board.rule() == Rule::Renju {
         for (p, _) in board.forbidden_points() {
@@ -220,4 +279,90 @@ pub(crate) fn encode_zeroed_planes(inp: &EncodeInput<'_>, planes: &mut [f32], gl
     };
     globals[global::RULE + rule_idx] = 1.0;
     globals[global::COLOURS_SETTLED] = inp.colours_settled as u8 as f32;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use renju_rules::notation::{parse_moves, parse_point};
+    use renju_rules::{Action, Protocol};
+
+    /// The points set in plane `c` of `planes`, by name, sorted.
+    fn points(planes: &[f32], c: usize, size: usize) -> Vec<String> {
+        let pp = size * size;
+        let mut v: Vec<String> = (0..pp)
+            .filter(|&i| planes[c * pp + i] > 0.5)
+            .map(|i| renju_rules::notation::format_point(Point::from_index(i, size)))
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn names(s: &str) -> Vec<String> {
+        let mut v: Vec<String> = s.split_whitespace().map(String::from).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn version_2_planes_from_both_players_views() {
+        // README's double-three position: black h8 i8 j9 j10, white a15 o15 o1; j8 is
+        // forbidden for Black (double-three, RULES.md §4). White to move.
+        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: false }, None).unwrap();
+        for p in parse_moves("h8 a15 i8 o15 j9 o1 j10", 15).unwrap() {
+            g.apply(Action::Place(p)).unwrap();
+        }
+        let (mut planes, mut globals) = (vec![0.0; planes_len(15)], vec![0.0; NUM_GLOBALS]);
+        encode(&g, &mut planes, &mut globals);
+        assert_eq!(points(&planes, plane::OWN, 15), names("a15 o15 o1"), "White's own stones");
+        assert_eq!(points(&planes, plane::OPPONENT, 15), names("h8 i8 j9 j10"));
+        assert!(points(&planes, plane::DECIDER_IS_BLACK, 15).is_empty(), "White decides: colour plane zero");
+        assert_eq!(points(&planes, plane::FORBIDDEN, 15), names("j8"));
+        assert_eq!(points(&planes, plane::LAST1, 15), names("j10"));
+        assert_eq!(points(&planes, plane::LAST2, 15), names("o1"));
+        assert_eq!(points(&planes, plane::LAST3, 15), names("j9"));
+        assert!(points(&planes, plane::OFFERS, 15).is_empty());
+        assert_eq!(points(&planes, plane::ONES, 15).len(), 225);
+        assert_eq!(globals[global::DECIDER_IS_BLACK], 0.0);
+        // White plays a1: Black's view. Own and opponent swap, the colour plane is all ones.
+        g.apply(Action::Place(parse_point("a1", 15).unwrap())).unwrap();
+        encode(&g, &mut planes, &mut globals);
+        assert_eq!(points(&planes, plane::OWN, 15), names("h8 i8 j9 j10"), "Black's own stones");
+        assert_eq!(points(&planes, plane::OPPONENT, 15), names("a15 o15 o1 a1"));
+        assert_eq!(points(&planes, plane::DECIDER_IS_BLACK, 15).len(), 225);
+        assert_eq!(points(&planes, plane::FORBIDDEN, 15), names("j8"));
+        assert_eq!(points(&planes, plane::LAST1, 15), names("a1"));
+        assert_eq!(globals[global::DECIDER_IS_BLACK], 1.0);
+        // Version 1 (for models of version 1): black and white planes, the rest shifted down.
+        let v1 = planes_for_version(1, &planes, 1, 15).unwrap();
+        assert_eq!(v1.len(), 8 * 225);
+        assert_eq!(points(&v1, 0, 15), names("h8 i8 j9 j10"));
+        assert_eq!(points(&v1, 1, 15), names("a15 o15 o1 a1"));
+        assert_eq!(points(&v1, 2, 15), names("j8"));
+        assert_eq!(points(&v1, 4, 15), names("a1"));
+        assert_eq!(points(&v1, 7, 15).len(), 225);
+        assert_eq!(input_shape(1).unwrap(), (8, 16));
+        assert!(input_shape(7).unwrap_err().to_string().contains("encoder version 7"));
+    }
+
+    #[test]
+    fn version_1_conversion_is_exact_for_either_colour() {
+        // Black e5 f6, White d4, White to move: the black stones come from the opponent plane.
+        let mut g = Game::new(9, Rule::Freestyle, Protocol::Free { centre: false }, None).unwrap();
+        for p in parse_moves("e5 d4 f6", 9).unwrap() {
+            g.apply(Action::Place(p)).unwrap();
+        }
+        let (mut planes, mut globals) = (vec![0.0; planes_len(9)], vec![0.0; NUM_GLOBALS]);
+        encode(&g, &mut planes, &mut globals);
+        let two = [planes.clone(), planes.clone()].concat();
+        let v1 = planes_for_version(1, &two, 2, 9).unwrap();
+        for k in 0..2 {
+            let pos = &v1[k * 8 * 81..(k + 1) * 8 * 81];
+            assert_eq!(points(pos, 0, 9), names("e5 f6"));
+            assert_eq!(points(pos, 1, 9), names("d4"));
+            assert!(points(pos, 2, 9).is_empty(), "freestyle: no forbidden points");
+        }
+        assert!(matches!(planes_for_version(2, &planes, 1, 9).unwrap(), std::borrow::Cow::Borrowed(_)));
+        assert!(planes_for_version(1, &planes[1..], 1, 9).is_err());
+    }
 }

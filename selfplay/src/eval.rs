@@ -251,11 +251,13 @@ impl Evaluator for HeuristicEvaluator {
         for i in 0..n {
             let pl = &planes[i * NUM_PLANES * pp..(i + 1) * NUM_PLANES * pp];
             let gl = &globals[i * NUM_GLOBALS..(i + 1) * NUM_GLOBALS];
+            // Cells by colour (1 black, 2 white) from the own / opponent planes.
+            let (own, opp) = if gl[global::DECIDER_IS_BLACK] > 0.5 { (1, 2) } else { (2, 1) };
             for k in 0..pp {
-                cells[k] = if pl[plane::BLACK * pp + k] > 0.5 {
-                    1
-                } else if pl[plane::WHITE * pp + k] > 0.5 {
-                    2
+                cells[k] = if pl[plane::OWN * pp + k] > 0.5 {
+                    own
+                } else if pl[plane::OPPONENT * pp + k] > 0.5 {
+                    opp
                 } else {
                     0
                 };
@@ -344,12 +346,13 @@ mod tests {
         let pp = size * size;
         let mut planes = vec![0.0; NUM_PLANES * pp];
         let mut globals = vec![0.0; NUM_GLOBALS];
-        // Black stones a1..d1 (x 0..4, y 0); white stones a3..c3 (x 0..3, y 2). White to move.
+        // Black stones a1..d1 (x 0..4, y 0); white stones a3..c3 (x 0..3, y 2). White to move:
+        // the black stones are the opponent's.
         for x in 0..4 {
-            planes[plane::BLACK * pp + x] = 1.0;
+            planes[plane::OPPONENT * pp + x] = 1.0;
         }
         for x in 0..3 {
-            planes[plane::WHITE * pp + 2 * size + x] = 1.0;
+            planes[plane::OWN * pp + 2 * size + x] = 1.0;
         }
         globals[global::KIND] = 1.0;
         let mut e = HeuristicEvaluator::new(size);

@@ -267,7 +267,11 @@ fn read_shard_inner(path: &Path) -> Result<Shard> {
     let meta: ShardMeta = serde_json::from_slice(meta.as_slice().unwrap_or(&meta.to_vec()))
         .context("array `meta` is not valid shard JSON")?;
     if meta.encoder_version != ENCODER_VERSION {
-        bail!("encoder version {} is not the supported version {ENCODER_VERSION}", meta.encoder_version);
+        bail!(
+            "encoder version {} is not this build's version {ENCODER_VERSION} (shards of different encoder versions are \
+             never mixed in one replay window: they belong to a run of their own version)",
+            meta.encoder_version
+        );
     }
     let s = meta.size;
     let planes: Array4<u8> = npz.by_name("planes").context("array `planes` (u8 [N, C, S, S]) missing or malformed")?;

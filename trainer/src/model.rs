@@ -20,7 +20,7 @@ use renju_fs::{publish_dir, write_atomic};
 use crate::net::{Net, NetShape};
 use anyhow::{bail, ensure, Context, Result};
 use renju_rules::Rule;
-use renju_selfplay::encode::ENCODER_VERSION;
+use renju_selfplay::encode::{planes_for_version, ENCODER_VERSION};
 use renju_selfplay::eval::{check_inputs, EvalOutput, Evaluator};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -50,7 +50,8 @@ pub struct ModelConfig {
     pub format_version: u32,
     /// Generation number (0 = the random initial network).
     pub generation: u64,
-    /// `renju_selfplay::encode::ENCODER_VERSION` the network was trained on; checked on load.
+    /// `renju_selfplay::encode::ENCODER_VERSION` the network was trained on. It selects the
+    /// input encoding when the model plays (every version of `SUPPORTED_VERSIONS` loads).
     pub encoder_version: u32,
     /// Rule variant of the training games.
     pub rule: Rule,
@@ -90,8 +91,9 @@ impl ModelConfig {
         }
     }
 
-    /// Reads and validates `<dir>/config.json`: format, and that the encoder version and shape
-    /// match the current encoder. Errors name the file.
+    /// Reads and validates `<dir>/config.json`: format, an encoder version this build supports
+    /// (`renju_selfplay::encode::SUPPORTED_VERSIONS`) and the shape that version and the board
+    /// size give. Errors name the file.
     pub fn read(dir: &Path) -> Result<ModelConfig> {
         let path = dir.join(CONFIG_FILE);
         let text = std::fs::read_to_string(&path)
@@ -105,13 +107,8 @@ impl ModelConfig {
             cfg.format,
             cfg.format_version
         );
-        ensure!(
-            cfg.encoder_version == ENCODER_VERSION,
-            "{}: the model was trained with encoder version {}, but this build encodes positions with version {ENCODER_VERSION}",
-            path.display(),
-            cfg.encoder_version
-        );
-        let want = NetShape::current(cfg.board_size);
+        let want = NetShape::for_version(cfg.encoder_version, cfg.board_size)
+            .with_context(|| format!("{}: the model cannot be played by this build", path.display()))?;
         ensure!(
             cfg.shape == want,
             "{}: model shape {:?} does not match the current encoder/action space {:?}",
@@ -338,7 +335,9 @@ impl Evaluator for ModelEvaluator {
             return Ok(EvalOutput::default());
         }
         let s = self.config.shape;
-        let pl = Tensor::from_slice(planes)
+        // The stored encoder version selects the model's input planes.
+        let planes = planes_for_version(self.config.encoder_version, planes, n, s.size)?;
+        let pl = Tensor::from_slice(&planes)
             .view([n as i64, s.planes as i64, s.size as i64, s.size as i64])
             .to_device(self.device)
             .to_kind(self.kind);

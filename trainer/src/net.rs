@@ -53,6 +53,13 @@ impl NetShape {
         }
     }
 
+    /// The shape of a network for encoder `version` (`renju_selfplay::encode::input_shape`) on
+    /// boards of side `size`. Errors: a version this build does not know.
+    pub fn for_version(version: u32, size: usize) -> anyhow::Result<NetShape> {
+        let (planes, globals) = renju_selfplay::encode::input_shape(version)?;
+        Ok(NetShape { planes, globals, ..NetShape::current(size) })
+    }
+
     /// Points on the board, `S*S`.
     pub fn points(&self) -> usize {
         self.size * self.size

@@ -164,7 +164,8 @@ impl Trainer {
         );
         ensure!(
             state.encoder_version == renju_selfplay::encode::ENCODER_VERSION,
-            "{}: checkpoint trained with encoder version {}, this build has {}",
+            "{}: checkpoint trained with encoder version {}, this build trains version {}; its published models \
+             still play (arena, curve, selfplay --evaluator model), but training goes on only in a new run directory",
             state_path.display(),
             state.encoder_version,
             renju_selfplay::encode::ENCODER_VERSION

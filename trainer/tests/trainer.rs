@@ -297,3 +297,54 @@ fn export_writes_torchscript_and_safetensors_and_never_overwrites() {
     assert!(err.contains("refusing to overwrite") && err.contains("net.pt"), "{err}");
     assert_eq!(std::fs::read(&pt).unwrap(), before);
 }
+
+#[test]
+fn a_version_1_model_still_loads_and_plays() {
+    use rand::SeedableRng;
+    use renju_rules::{Action, Game, Point, Protocol, Rule};
+    use renju_selfplay::encode::{encode, planes_for_version, planes_len};
+    use renju_selfplay::mcts::{search_with, Mcts, SearchConfig};
+    use renju_trainer::{Net, NetShape};
+    // A model directory as a build of encoder version 1 published it: 8 input planes.
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("models");
+    let net_cfg = tiny_config().net;
+    let shape = NetShape::for_version(1, SIZE).unwrap();
+    assert_eq!((shape.planes, shape.globals), (8, NUM_GLOBALS));
+    let vs = tch::nn::VarStore::new(tch::Device::Cpu);
+    let _net = Net::new(&vs.root(), &net_cfg, shape).unwrap();
+    let mut mc = ModelConfig::new(0, Rule::Renju, SIZE, net_cfg);
+    mc.encoder_version = 1;
+    mc.shape = shape;
+    renju_trainer::model::publish_model(&models, &vs, &mc).unwrap();
+    let mut ev = ModelEvaluator::load(&models, tch::Device::Cpu).unwrap();
+    assert_eq!(ev.config().encoder_version, 1);
+    // It evaluates positions of the current encoding: the same output as its TorchScript
+    // module given the version-1 planes of the same position.
+    let mut g = Game::new(SIZE, Rule::Renju, Protocol::Free { centre: false }, None).unwrap();
+    for (x, y) in [(4, 4), (5, 5), (4, 5)] {
+        g.apply(Action::Place(Point::new(x, y))).unwrap();
+    }
+    let (mut planes, mut globals) = (vec![0.0; planes_len(SIZE)], vec![0.0; NUM_GLOBALS]);
+    encode(&g, &mut planes, &mut globals);
+    let out = ev.evaluate(&planes, &globals, 1).unwrap();
+    let v1 = planes_for_version(1, &planes, 1, SIZE).unwrap();
+    let module = tch::CModule::load(models.join("gen-000000/model.pt")).unwrap();
+    let y = module
+        .forward_ts(&[
+            tch::Tensor::from_slice(&v1).view([1, 8, SIZE as i64, SIZE as i64]),
+            tch::Tensor::from_slice(&globals).view([1, NUM_GLOBALS as i64]),
+        ])
+        .unwrap();
+    let y: Vec<f32> = Vec::try_from(&y.flatten(0, -1)).unwrap();
+    let a = action_space_size(SIZE);
+    for i in 0..a {
+        assert!((y[i] - out.policy_logits[i]).abs() < 1e-4, "policy logit {i}");
+    }
+    // And it plays: a search over it picks a legal move.
+    let mut m = Mcts::new(&g, SearchConfig::default());
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    search_with(&mut m, 24, 4, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+    let best = m.root_children().into_iter().max_by_key(|c| c.1).unwrap().0;
+    assert!(g.is_legal(renju_selfplay::action::action_from_index(best, SIZE).unwrap()));
+}
