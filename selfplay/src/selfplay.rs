@@ -35,6 +35,9 @@ pub struct SelfplayConfig {
     /// Fraction of decisions given the full search (KataGo playout-cap randomisation: 0.25).
     /// Set 1.0 to search every decision fully. Default 0.25.
     pub full_search_fraction: f64,
+    /// Also record the fast-search positions, with an all-zero policy target: they train the
+    /// value head only (the trainer gives a zero-sum policy target weight 0). Default false.
+    pub record_fast_positions: bool,
     /// Worker threads. Default 1.
     pub threads: usize,
     /// Games played at once per thread (interleaved to fill batches). Default 16.
@@ -70,6 +73,7 @@ impl Default for SelfplayConfig {
             playouts: 200,
             fast_playouts: 50,
             full_search_fraction: 0.25,
+            record_fast_positions: false,
             threads: 1,
             games_per_thread: 16,
             leaves_per_game: 4,
@@ -414,7 +418,7 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
     let children = s.mcts.root_children();
     anyhow::ensure!(!children.is_empty(), "search root has no children at decision {}", s.game.history().len());
     let root_value = s.mcts.root_value();
-    if s.full {
+    if s.full || cfg.record_fast_positions {
         let mut planes = vec![0.0f32; pl];
         let mut globals = vec![0.0f32; NUM_GLOBALS];
         encode(&s.game, &mut planes, &mut globals);
@@ -423,7 +427,13 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
             PositionRecord {
                 planes: planes.iter().map(|&v| v as u8).collect(),
                 globals,
-                policy: s.mcts.gumbel_policy().unwrap_or_else(|| s.mcts.policy_target()),
+                // A fast search's position is a value-only sample: an all-zero policy target
+                // gets policy weight 0 in training.
+                policy: if s.full {
+                    s.mcts.gumbel_policy().unwrap_or_else(|| s.mcts.policy_target())
+                } else {
+                    vec![0.0; crate::action::action_space_size(cfg.size)]
+                },
                 value: [0.0; 3],
                 root_value,
                 generation: s.gen_last,

@@ -21,11 +21,15 @@ pub struct ServerConfig {
     pub max_batch: usize,
     /// Longest wait for a batch to fill, in microseconds after its first request. Default 1000.
     pub max_wait_us: u64,
+    /// Threads the evaluator may use inside one batch (libtorch's intra-op threads of a model
+    /// evaluator, set on the inference thread); 0 leaves the library's default (all cores,
+    /// which oversubscribes a CPU shared with the trainer and the workers). Default 0.
+    pub intra_op_threads: usize,
 }
 
 impl Default for ServerConfig {
     fn default() -> Self {
-        ServerConfig { max_batch: 256, max_wait_us: 1000 }
+        ServerConfig { max_batch: 256, max_wait_us: 1000, intra_op_threads: 0 }
     }
 }
 

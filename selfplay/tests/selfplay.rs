@@ -75,6 +75,36 @@ fn every_protocol_plays_complete_games() {
 }
 
 #[test]
+fn fast_search_positions_can_be_recorded_as_value_only_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = SelfplayConfig {
+        size: 9,
+        protocol: Protocol::Free { centre: true },
+        stone_cap: Some(30),
+        playouts: 8,
+        fast_playouts: 3,
+        full_search_fraction: 0.5,
+        record_fast_positions: true,
+        resign_threshold: None,
+        games_per_thread: 2,
+        ..SelfplayConfig::default()
+    };
+    let server = InferenceServer::spawn(Box::new(HeuristicEvaluator::new(9)), 0, ServerConfig::default());
+    let mut sink = ShardSink::new(dir.path(), &cfg, "v", 10);
+    let stop = AtomicBool::new(false);
+    let prog = run_selfplay(&cfg, &server.handle(), Some(2), &stop, &mut sink, &mut |_| {}).unwrap();
+    server.join();
+    let shard = read_shard(&sink.written[0]).unwrap();
+    // Every decision is recorded: full searches with a policy target summing to 1, fast ones
+    // with an all-zero target (value only).
+    assert_eq!(shard.len() as u64, prog.decisions);
+    let sums: Vec<f32> = shard.policy.rows().into_iter().map(|r| r.sum()).collect();
+    let (full, fast) = (sums.iter().filter(|&&x| (x - 1.0).abs() < 1e-4).count(), sums.iter().filter(|&&x| x == 0.0).count());
+    assert_eq!(full + fast, sums.len(), "{sums:?}");
+    assert!(full > 0 && fast > 0, "{full} full, {fast} fast");
+}
+
+#[test]
 fn heuristic_selfplay_with_resignation_and_two_threads() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = SelfplayConfig {

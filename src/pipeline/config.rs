@@ -319,6 +319,10 @@ mod tests {
         }
         let quick = RunConfig::load(&dir.join("quick.toml")).unwrap();
         assert_eq!((quick.training.net.blocks, quick.training.net.channels), (6, 64), "quick uses the quick net");
+        // Two cores: one libtorch thread for training, one for inference; the rate decays.
+        assert_eq!((quick.training.intra_op_threads, quick.server.intra_op_threads), (1, 1));
+        let s = &quick.training.schedule;
+        assert!(s.at(5000) < 0.2 * s.at(500), "quick's learning rate decays: {s:?}");
         let standard = RunConfig::load(&dir.join("standard.toml")).unwrap();
         assert_eq!(standard.training.net, renju_trainer::NetConfig::preset("standard").unwrap());
     }

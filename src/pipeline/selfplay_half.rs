@@ -23,7 +23,8 @@ use std::time::{Duration, Instant};
 pub fn selfplay_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop, multi: &MultiProgress) -> Result<Progress> {
     let device = cfg.training.device.resolve()?;
     let (gen, dir) = wait_for_generation(run, stop)?.context("stopped before any generation was published")?;
-    let evaluator = ModelEvaluator::load(&dir, device)?;
+    let threads = cfg.server.intra_op_threads;
+    let evaluator = ModelEvaluator::load(&dir, device)?.with_intra_op_threads(threads);
     let server = InferenceServer::spawn(Box::new(evaluator), gen as i64, cfg.server.clone());
     let handle = server.handle();
     let current = AtomicI64::new(gen as i64);
@@ -33,7 +34,7 @@ pub fn selfplay_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop
         let watcher = {
             let (handle, current) = (handle.clone(), &current);
             let poll = Duration::from_millis(cfg.pipeline.model_poll_ms.max(10));
-            scope.spawn(move || follow_generations(run, &handle, current, poll, device, stop))
+            scope.spawn(move || follow_generations(run, &handle, current, poll, (device, threads), stop))
         };
         let mut sp = cfg.selfplay.clone();
         // A resumed run must not replay the games of the previous session.
@@ -72,14 +73,14 @@ fn follow_generations(
     handle: &ServerHandle,
     current: &AtomicI64,
     poll: Duration,
-    device: tch::Device,
+    (device, threads): (tch::Device, usize),
     stop: &Stop,
 ) -> Result<()> {
     while !stop.is_set() {
         std::thread::sleep(poll);
         if let Some((g, dir)) = run.latest_generation()? {
             if g as i64 > current.load(Ordering::SeqCst) {
-                let ev = ModelEvaluator::load(&dir, device)?;
+                let ev = ModelEvaluator::load(&dir, device)?.with_intra_op_threads(threads);
                 handle.publish(Box::new(ev), g as i64)?;
                 current.store(g as i64, Ordering::SeqCst);
             }

@@ -284,6 +284,9 @@ pub struct TrainerConfig {
     pub augment_symmetry: bool,
     /// Write TensorBoard event files into `<run>/tensorboard/`. Default: true.
     pub tensorboard: bool,
+    /// libtorch intra-op threads of the training thread (set when the trainer opens); 0 keeps
+    /// the library's default (all cores). Default: 0.
+    pub intra_op_threads: usize,
 }
 
 impl Default for TrainerConfig {
@@ -308,6 +311,7 @@ impl Default for TrainerConfig {
             prefetch_batches: 4,
             augment_symmetry: true,
             tensorboard: true,
+            intra_op_threads: 0,
         }
     }
 }

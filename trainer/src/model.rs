@@ -286,6 +286,8 @@ pub struct ModelEvaluator {
     config: ModelConfig,
     device: Device,
     kind: Kind,
+    /// libtorch intra-op threads to set on the evaluating thread at the next evaluation.
+    threads: Option<usize>,
 }
 
 impl ModelEvaluator {
@@ -298,7 +300,14 @@ impl ModelEvaluator {
         if kind == Kind::Half {
             vs.half();
         }
-        Ok(ModelEvaluator { _vs: vs, net, config, device, kind })
+        Ok(ModelEvaluator { _vs: vs, net, config, device, kind, threads: None })
+    }
+
+    /// Makes the evaluating thread use `threads` libtorch intra-op threads (set by the first
+    /// evaluation, on the thread that runs it: the inference server's); 0 keeps the default.
+    pub fn with_intra_op_threads(mut self, threads: usize) -> ModelEvaluator {
+        self.threads = (threads > 0).then_some(threads);
+        self
     }
 
     /// The model's config.
@@ -331,6 +340,9 @@ impl ModelEvaluator {
 impl Evaluator for ModelEvaluator {
     fn evaluate(&mut self, planes: &[f32], globals: &[f32], n: usize) -> Result<EvalOutput> {
         check_inputs(planes, globals, n, self.config.board_size)?;
+        if let Some(t) = self.threads.take() {
+            tch::set_num_threads(t as i32);
+        }
         if n == 0 {
             return Ok(EvalOutput::default());
         }

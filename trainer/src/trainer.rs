@@ -104,6 +104,9 @@ impl Trainer {
     pub fn open_or_resume(run: &RunDir, config: TrainerConfig) -> Result<Trainer> {
         config.validate()?;
         let device = config.device.resolve()?;
+        if config.intra_op_threads > 0 {
+            tch::set_num_threads(config.intra_op_threads as i32);
+        }
         std::fs::create_dir_all(&run.root).with_context(|| format!("creating run directory {}", run.root.display()))?;
         let shape = NetShape::current(config.board_size);
         tch::manual_seed(config.seed as i64);
