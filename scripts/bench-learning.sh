@@ -9,6 +9,8 @@
 #   bash scripts/bench-learning.sh             # MINUTES=30 PLAYOUTS=32 GAMES=40 EVERY=5 EXPLORE=4 RUN=runs/bench-learning
 #   MINUTES=2 GAMES=4 PLAYOUTS=8 EVERY=1 RUN=/tmp/smoke bash scripts/bench-learning.sh   # a smoke run
 #   CONFIG=configs/my-variant.toml RUN=runs/ab-b bash scripts/bench-learning.sh        # the B side of an A/B
+#   SET="selfplay.search.algorithm=gumbel training.net.blocks=2" RUN=runs/ab-b bash scripts/bench-learning.sh
+#                                        # ... or the preset with `train --set KEY=VALUE` overrides
 #   BIN=path/to/renju-zero bash scripts/bench-learning.sh   # use an already built binary
 # RIF26=1 also plays the newest generation against both opponents from the 26 RIF openings
 # (`arena --openings rif26`: for comparing engines, not for measuring learning).
@@ -30,7 +32,9 @@ if [ -e "$RUN" ]; then
     echo "$RUN exists: remove it or set RUN=... for a fresh measurement" >&2
     exit 1
 fi
-"$BIN" train --config "$CONFIG" --run "$RUN" --minutes "$MINUTES"
+SETS=()
+for KV in ${SET:-}; do SETS+=(--set "$KV"); done
+"$BIN" train --config "$CONFIG" --run "$RUN" --minutes "$MINUTES" "${SETS[@]}"
 LATEST="$(cat "$RUN/models/LATEST")"
 echo "latest generation: $LATEST"
 "$BIN" curve --run "$RUN" --every-generations "$EVERY" --games "$GAMES" --playouts "$PLAYOUTS" --explore "$EXPLORE" \

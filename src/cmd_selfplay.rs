@@ -78,7 +78,7 @@ pub struct SelfplayArgs {
 /// Run the command; returns the process exit code.
 pub fn run(a: SelfplayArgs) -> anyhow::Result<i32> {
     if let Some(run) = &a.run {
-        let (dir, cfg) = pipeline::open_run(run, None, false)?;
+        let (dir, cfg) = pipeline::open_run(run, None, &[], false)?;
         let when = StopWhen { generation: None, minutes: a.minutes, games: a.games };
         pipeline::selfplay_only(&cfg, &dir, &when, &Stop::on_ctrl_c())?;
         return Ok(0);

@@ -15,6 +15,11 @@ pub struct RunArgs {
     /// Stop after this many minutes.
     #[arg(long)]
     pub minutes: Option<f64>,
+    /// Override one config key, `SECTION.KEY=VALUE` (TOML value), e.g. `--set
+    /// training.net.blocks=2 --set selfplay.search.algorithm=gumbel` (repeat for several; the
+    /// run directory keeps the overridden config).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
 }
 
 impl RunArgs {
@@ -55,7 +60,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<i32> {
         let stem = args.config.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
         PathBuf::from("runs").join(stem)
     });
-    let (dir, cfg) = open_run(&run_path, Some(&args.config), args.common.force)?;
+    let (dir, cfg) = open_run(&run_path, Some(&args.config), &args.common.sets, args.common.force)?;
     eprintln!("run directory: {} (TensorBoard: tensorboard --logdir {})", dir.root.display(), dir.tensorboard().display());
     pipeline::train(&cfg, &dir, &args.common.stop_when(), &Stop::on_ctrl_c())?;
     Ok(0)
@@ -63,7 +68,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<i32> {
 
 /// Runs `renju-zero trainer`.
 pub fn run_trainer(args: TrainerArgs) -> anyhow::Result<i32> {
-    let (dir, cfg) = open_run(&args.run, args.config.as_deref(), args.common.force)?;
+    let (dir, cfg) = open_run(&args.run, args.config.as_deref(), &args.common.sets, args.common.force)?;
     let multi = indicatif::MultiProgress::new();
     pipeline::trainer_only(&cfg, &dir, &args.common.stop_when(), &Stop::on_ctrl_c(), &multi)?;
     Ok(0)

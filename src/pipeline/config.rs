@@ -244,16 +244,50 @@ pub fn open_with_text(run: &RunDir, text: &str, origin: &str, force: bool) -> Re
 }
 
 /// Opens the run directory `run` with the config file `config` (or, without one, with the run's
-/// own `config.toml`); see [`open_with_text`]. Errors name the file.
-pub fn open_run(run: &Path, config: Option<&Path>, force: bool) -> Result<(RunDir, RunConfig)> {
+/// own `config.toml`) changed by the `sets` overrides ([`apply_overrides`]); see
+/// [`open_with_text`]. Errors name the file or the bad override.
+pub fn open_run(run: &Path, config: Option<&Path>, sets: &[String], force: bool) -> Result<(RunDir, RunConfig)> {
     let dir = RunDir::new(run);
     let path = match config {
         Some(p) => p.to_path_buf(),
         None => dir.config(),
     };
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading config {}", path.display()))?;
-    let cfg = open_with_text(&dir, &text, &path.display().to_string(), force)?;
+    let (text, origin) = if sets.is_empty() {
+        (text, path.display().to_string())
+    } else {
+        (apply_overrides(&text, sets)?, format!("{} with --set {}", path.display(), sets.join(" --set ")))
+    };
+    let cfg = open_with_text(&dir, &text, &origin, force)?;
     Ok((dir, cfg))
+}
+
+/// Applies `section.key=value` overrides (`--set`, e.g. `training.net.blocks=2`,
+/// `selfplay.search.algorithm=gumbel`, `training.schedule.milestones=[[600,0.5]]`) to config
+/// text: `value` is read as a TOML value (a bare word that is not one is taken as a string);
+/// missing tables are created. Returns the new text (a run directory keeps it as its copy; the
+/// comments of the original are not kept). Errors: an override without `=` or a key path through
+/// a non-table value, or text that is not TOML.
+pub fn apply_overrides(text: &str, sets: &[String]) -> Result<String> {
+    let mut root: toml::Table = toml::from_str(text).context("parsing the config to override")?;
+    for set in sets {
+        let (key, value) = set.split_once('=').with_context(|| format!("--set '{set}': expected KEY=VALUE"))?;
+        let path: Vec<&str> = key.trim().split('.').map(str::trim).collect();
+        anyhow::ensure!(path.iter().all(|p| !p.is_empty()), "--set '{set}': empty part in key '{key}'");
+        let value = match toml::from_str::<toml::Table>(&format!("v = {}", value.trim())) {
+            Ok(mut t) => t.remove("v").expect("parsed key"),
+            Err(_) => toml::Value::String(value.trim().to_string()),
+        };
+        let (last, tables) = path.split_last().expect("non-empty key");
+        let mut t = &mut root;
+        for part in tables {
+            let entry = t.entry(part.to_string()).or_insert_with(|| toml::Value::Table(Default::default()));
+            t = entry.as_table_mut().with_context(|| format!("--set '{set}': `{part}` is not a table"))?;
+        }
+        t.insert(last.to_string(), value);
+    }
+    let header = format!("# overridden with --set {}\n", sets.join(" --set "));
+    Ok(header + &toml::to_string(&root).context("writing the overridden config")?)
 }
 
 #[cfg(test)]
@@ -268,6 +302,26 @@ mod tests {
         assert_eq!(c.training.rule, Rule::Freestyle);
         assert_eq!(c.selfplay.protocol, Protocol::Swap1);
         assert_eq!(c.pipeline, PipelineConfig::default());
+    }
+
+    #[test]
+    fn overrides_change_one_key_each_and_bad_ones_are_named() {
+        let base = "[game]\nsize = 9\n[training.net]\nblocks = 6\n";
+        let sets: Vec<String> = ["training.net.blocks=2", "selfplay.search.algorithm=gumbel", "training.schedule.milestones=[[600, 0.5]]"]
+            .map(String::from)
+            .to_vec();
+        let text = apply_overrides(base, &sets).unwrap();
+        let c = RunConfig::parse(&text, "t").unwrap();
+        assert_eq!(c.training.net.blocks, 2);
+        assert_eq!(c.selfplay.search.algorithm, renju_selfplay::mcts::SearchAlgorithm::Gumbel);
+        assert_eq!(c.training.schedule.milestones, vec![(600, 0.5)]);
+        assert_eq!(c.game.size, 9);
+        let d = RunConfig::parse(base, "b").unwrap().differing_keys(&c);
+        assert_eq!(d, ["selfplay.search.algorithm", "training.net.blocks", "training.schedule.milestones"]);
+        assert!(apply_overrides(base, &["x".into()]).unwrap_err().to_string().contains("KEY=VALUE"));
+        assert!(apply_overrides(base, &["game.size.x=1".into()]).unwrap_err().to_string().contains("`size` is not a table"));
+        let e = RunConfig::parse(&apply_overrides(base, &["selfplay.playoutz=3".into()]).unwrap(), "t").unwrap_err();
+        assert!(format!("{e:#}").contains("playoutz"), "{e:#}");
     }
 
     #[test]

@@ -338,8 +338,8 @@ fn a_version_1_model_still_loads_and_plays() {
         .unwrap();
     let y: Vec<f32> = Vec::try_from(&y.flatten(0, -1)).unwrap();
     let a = action_space_size(SIZE);
-    for i in 0..a {
-        assert!((y[i] - out.policy_logits[i]).abs() < 1e-4, "policy logit {i}");
+    for (i, (ts, ours)) in y[..a].iter().zip(&out.policy_logits).enumerate() {
+        assert!((ts - ours).abs() < 1e-4, "policy logit {i}");
     }
     // And it plays: a search over it picks a legal move.
     let mut m = Mcts::new(&g, SearchConfig::default());
