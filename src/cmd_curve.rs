@@ -77,10 +77,10 @@ impl GameTally {
     fn games_before(&mut self, dir: &Path, g: u64) -> Result<u64> {
         if dir.exists() {
             for p in list_shards(dir)? {
-                if !self.seen.contains_key(&p) {
+                if let std::collections::btree_map::Entry::Vacant(slot) = self.seen.entry(p) {
                     // A shard that does not read (being replaced, corrupt) is the trainer's to report.
-                    let Ok(meta) = read_shard_meta(&p) else { continue };
-                    self.seen.insert(p, meta.games.iter().map(|m| m.generation_last).collect());
+                    let Ok(meta) = read_shard_meta(slot.key()) else { continue };
+                    slot.insert(meta.games.iter().map(|m| m.generation_last).collect());
                 }
             }
         }

@@ -24,7 +24,7 @@ use crate::agent::SearchSettings;
 use crate::spec::{PlayerKind, PlayerSpec};
 use renju_selfplay::eval::{EvaluatorLoader, EvaluatorSpec};
 use crate::arena::{run_arena, ArenaConfig, OpeningMode};
-use crate::output::{csv_string, xml_escape};
+use crate::output::{csv_string, svg_score_chart, xml_escape};
 use renju_fs::write_atomic;
 
 /// A published generation to put on the curve.
@@ -247,20 +247,8 @@ pub fn svg(rows: &[CurveRow]) -> String {
     let max_min = rows.iter().map(|r| r.minutes).fold(0.0f64, f64::max).max(1e-9);
     let x = |m: f64| left + plot_w * (m / max_min).clamp(0.0, 1.0);
     let y = |v: f64| top + plot_h * (1.0 - v.clamp(0.0, 1.0));
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"10\">\n\
-         <text x=\"{left}\" y=\"20\" font-size=\"13\">Learning curve: score against each opponent (95% Wilson interval)</text>\n"
-    );
-    for t in [0.0, 0.25, 0.5, 0.75, 1.0] {
-        s += &format!(
-            "<line x1=\"{left}\" x2=\"{}\" y1=\"{1:.1}\" y2=\"{1:.1}\" stroke=\"#ccc\"{2}/><text x=\"{3}\" y=\"{4:.1}\" text-anchor=\"end\">{t:.2}</text>\n",
-            left + plot_w,
-            y(t),
-            if t == 0.5 { " stroke-dasharray=\"4 3\" stroke-width=\"1.5\"" } else { "" },
-            left - 4.0,
-            y(t) + 3.0
-        );
-    }
+    let title = "Learning curve: score against each opponent (95% Wilson interval)";
+    let mut s = svg_score_chart(w, h, left, left + plot_w, 20.0, title, y);
     for k in 0..=4 {
         let m = max_min * k as f64 / 4.0;
         s += &format!("<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{m:.1}</text>\n", x(m), y(0.0) + 14.0);

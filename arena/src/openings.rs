@@ -33,7 +33,7 @@ use crate::agent::{MctsAgent, SearchLimit, SearchSettings};
 use crate::spec::{PlayerKind, PlayerSpec};
 use renju_selfplay::eval::{EvaluatorLoader, EvaluatorSpec};
 use crate::arena::{game_seed, run_jobs, ArenaConfig, GameRecord, Job};
-use crate::output::{csv_string, markdown_table, xml_escape};
+use crate::output::{csv_string, markdown_table, svg_score_chart, xml_escape};
 use renju_fs::write_atomic;
 use crate::stats::{spearman, Wdl};
 
@@ -484,20 +484,8 @@ impl StudyResult {
         let (w, h, left, top, bar) = (900.0, 360.0, 50.0, 30.0, 30.0);
         let plot_h = 260.0;
         let y = |v: f64| top + plot_h * (1.0 - v.clamp(0.0, 1.0));
-        let mut s = format!(
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"10\">\n\
-             <text x=\"{left}\" y=\"18\" font-size=\"13\">Black's score per opening (self-play, 95% Wilson interval; dot = search estimate)</text>\n"
-        );
-        for t in [0.0, 0.25, 0.5, 0.75, 1.0] {
-            s += &format!(
-                "<line x1=\"{left}\" x2=\"{}\" y1=\"{1:.1}\" y2=\"{1:.1}\" stroke=\"#ccc\"{2}/><text x=\"{3}\" y=\"{4:.1}\" text-anchor=\"end\">{t:.2}</text>\n",
-                left + bar * 26.0,
-                y(t),
-                if t == 0.5 { " stroke-dasharray=\"4 3\" stroke-width=\"1.5\"" } else { "" },
-                left - 4.0,
-                y(t) + 3.0
-            );
-        }
+        let title = "Black's score per opening (self-play, 95% Wilson interval; dot = search estimate)";
+        let mut s = svg_score_chart(w, h, left, left + bar * 26.0, 18.0, title, y);
         for (i, r) in self.rows.iter().enumerate() {
             let x = left + bar * i as f64;
             let shade = match r.published_ordinal {

@@ -24,6 +24,28 @@ pub fn markdown_table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
+/// The opening of an SVG chart of scores: the `<svg>` element (`w` x `h` pixels), a `title` at
+/// (`left`, `title_y`), and grid lines at scores 0, 0.25, 0.5 (dashed), 0.75 and 1 from `left`
+/// to `right` with their labels, `y` mapping a score to its pixel row. The caller adds the data
+/// and `</svg>`.
+pub fn svg_score_chart(w: f64, h: f64, left: f64, right: f64, title_y: f64, title: &str, y: impl Fn(f64) -> f64) -> String {
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"10\">\n\
+         <text x=\"{left}\" y=\"{title_y}\" font-size=\"13\">{}</text>\n",
+        xml_escape(title)
+    );
+    for t in [0.0, 0.25, 0.5, 0.75, 1.0] {
+        s += &format!(
+            "<line x1=\"{left}\" x2=\"{right}\" y1=\"{0:.1}\" y2=\"{0:.1}\" stroke=\"#ccc\"{1}/><text x=\"{2}\" y=\"{3:.1}\" text-anchor=\"end\">{t:.2}</text>\n",
+            y(t),
+            if t == 0.5 { " stroke-dasharray=\"4 3\" stroke-width=\"1.5\"" } else { "" },
+            left - 4.0,
+            y(t) + 3.0
+        );
+    }
+    s
+}
+
 /// Escapes text for SVG/XML content.
 pub fn xml_escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
