@@ -33,7 +33,9 @@ if [ -e "$RUN" ]; then
     exit 1
 fi
 SETS=()
+set -f # overrides such as milestones=[[600,0.5]] are not file patterns
 for KV in ${SET:-}; do SETS+=(--set "$KV"); done
+set +f
 "$BIN" train --config "$CONFIG" --run "$RUN" --minutes "$MINUTES" "${SETS[@]}"
 LATEST="$(cat "$RUN/models/LATEST")"
 echo "latest generation: $LATEST"
