@@ -4,6 +4,9 @@
 //!   moves (alternating Black, White) with Black's forbidden points marked `3`/`4`/`6`.
 //! - `renju-zero rules classify [--rule renju|standard|freestyle] [--size 15]`: JSON lines on
 //!   stdin, one verdict per line on stdout; exit code 1 if any line was malformed.
+//! - `renju-zero rules vcf [--rule ...] [--size 15] [--nodes N]`: JSON lines
+//!   `{"black":[..],"white":[..],"color":"black"}` on stdin (`color` the attacker, to move), one
+//!   VCF verdict per line on stdout (`win` with the line, `none`, `unknown`); exit code as classify.
 
 use clap::{Args, Subcommand};
 use renju_rules::Rule;
@@ -40,9 +43,23 @@ enum RulesCommand {
         #[arg(long, default_value_t = 15)]
         size: usize,
     },
+    /// Solve VCF (victory by continuous fours) for positions given as JSON lines on stdin:
+    /// {"black":[..],"white":[..],"color":"black"} (color = the attacker, to move) ->
+    /// {"result":"win","line":["h8","h9",..]}, {"result":"none"} or {"result":"unknown"}.
+    Vcf {
+        /// Rule variant: renju, standard or freestyle.
+        #[arg(long, default_value = "renju")]
+        rule: Rule,
+        /// Board side (7..=20).
+        #[arg(long, default_value_t = 15)]
+        size: usize,
+        /// Node budget per position (attacker moves tried); past it the answer is `unknown`.
+        #[arg(long, default_value_t = 1_000_000)]
+        nodes: u64,
+    },
 }
 
-/// Run the command; returns the process exit code (classify: 1 if any input line failed).
+/// Run the command; returns the process exit code (classify, vcf: 1 if any input line failed).
 pub fn run(args: RulesArgs) -> anyhow::Result<i32> {
     match args.command {
         RulesCommand::Show { rule, size, moves } => {
@@ -55,6 +72,13 @@ pub fn run(args: RulesArgs) -> anyhow::Result<i32> {
             let stdin = std::io::stdin();
             let stdout = std::io::stdout();
             let ok = renju_rules::cli::classify_jsonl(stdin.lock(), stdout.lock(), rule, size)?;
+            Ok(if ok { 0 } else { 1 })
+        }
+        RulesCommand::Vcf { rule, size, nodes } => {
+            renju_rules::Board::new(size, rule)?;
+            let stdin = std::io::stdin();
+            let stdout = std::io::stdout();
+            let ok = renju_rules::cli::vcf_jsonl(stdin.lock(), stdout.lock(), rule, size, nodes)?;
             Ok(if ok { 0 } else { 1 })
         }
     }

@@ -95,3 +95,39 @@ fn classify_numbers_lines_counting_blank_ones_and_names_bad_input() {
     assert_eq!(lines[4], serde_json::json!({"move":"H8","result":"occupied"}));
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn vcf_answers_win_none_unknown_and_reports_a_malformed_line() {
+    // Line 1: Black's four fours (rules/tests/vcf_positions.rs); line 2: the same stones, White
+    // to move (no VCF); line 3: the same with a budget of 1 node per position is `unknown`,
+    // checked by a second run; line 4: a bad colour.
+    let chain = r#""black":["k12","k13","k14","l10","l9","l8","n12","n13","n14"],"white":["k10","l7","n10"]"#;
+    let input = format!(
+        "{{{chain},\"color\":\"black\"}}\n{{{chain},\"color\":\"white\"}}\n\n{{{chain},\"color\":\"red\"}}\n"
+    );
+    let run = |nodes: &str| {
+        let mut child = bin()
+            .args(["rules", "vcf", "--rule", "renju", "--size", "15", "--nodes", nodes])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let lines: Vec<serde_json::Value> =
+            String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        (lines, out.status.code())
+    };
+    let (lines, code) = run("100000");
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["result"], "win");
+    let line: Vec<&str> = lines[0]["line"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(line.len(), 7);
+    assert_eq!(line[6], "m11");
+    assert_eq!(lines[1], serde_json::json!({"result":"none"}));
+    assert_eq!(lines[2]["line"], 4);
+    assert!(lines[2]["error"].as_str().unwrap().contains("red"));
+    assert_eq!(code, Some(1));
+    let (lines, _) = run("1");
+    assert_eq!(lines[0], serde_json::json!({"result":"unknown"}));
+}

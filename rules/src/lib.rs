@@ -9,6 +9,7 @@
 //!   validation.
 //! - [`game`]: a whole game under an opening protocol (RULES.md §5) as a state machine over
 //!   decisions that a search can play.
+//! - [`vcf`]: the VCF (victory by continuous fours) solver and the defence question.
 //! - [`cli`]: the JSON-lines `rules classify` and `rules show` commands, as library functions.
 //!
 //! This crate never depends on torch.
@@ -21,6 +22,7 @@ pub mod opening;
 pub mod protocol;
 pub mod reference;
 pub mod symmetry;
+pub mod vcf;
 
 pub use board::{Board, Color, ForbiddenKind, Point, PointSet, Rule, Verdict};
 pub use game::{Action, DecisionKind, Game, GameError, Outcome, OutcomeReason, Player};

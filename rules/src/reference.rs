@@ -1,8 +1,10 @@
 //! A deliberately simple reference checker written straight from the definitions of RULES.md
 //! §2–4, independent of the fast [`crate::board::Board`] code (it shares only the `Point`,
-//! `Color`, `Rule`, `Verdict` types and the four directions `DIRS`). It works on a plain grid, tries every extension point by
-//! placing stones and re-scanning whole lines, and recurses for the availability of straight-four
-//! points. Slow (microseconds to milliseconds per call); used by the differential tests.
+//! `Color`, `Rule`, `Verdict` types, the four directions `DIRS` and the notation for messages).
+//! It works on a plain grid, tries every extension point by placing stones and re-scanning whole
+//! lines, and recurses for the availability of straight-four points. Slow (microseconds to
+//! milliseconds per call); used by the differential tests. [`check_vcf_line`] replays a VCF line
+//! the same way, for the solver's tests.
 
 use crate::board::{Color, ForbiddenKind, Point, Rule, Verdict, DIRS};
 
@@ -176,9 +178,109 @@ pub fn is_win_at(size: usize, rule: Rule, stones: &[(Point, Color)], p: Point) -
     let g = Grid::new(size, stones);
     let Some(Some(c)) = g.get(p.x as i32, p.y as i32) else { return false };
     let runs: Vec<usize> = DIRS.iter().map(|&d| g.run(p.x as i32, p.y as i32, d, c)).collect();
+    runs_win(rule, c, &runs)
+}
+
+/// Whether runs of these lengths through one stone of `c` win by the rule (RULES.md §2 table:
+/// freestyle and White under renju five or more, otherwise exactly five).
+fn runs_win(rule: Rule, c: Color, runs: &[usize]) -> bool {
     match (rule, c) {
         (Rule::Freestyle, _) | (Rule::Renju, Color::White) => runs.iter().any(|&r| r >= 5),
         _ => runs.contains(&5),
     }
 }
 
+
+/// Whether `c` on the empty (x, y) makes a winning line by the rule (RULES.md §2), by re-scanning
+/// the 4 lines; no forbidden-move check (a five wins first, §4.4).
+fn wins_by(g: &mut Grid, rule: Rule, x: i32, y: i32, c: Color) -> bool {
+    if g.get(x, y) != Some(None) {
+        return false;
+    }
+    g.set(x, y, Some(c));
+    let runs: Vec<usize> = DIRS.iter().map(|&d| g.run(x, y, d, c)).collect();
+    g.set(x, y, None);
+    runs_win(rule, c, &runs)
+}
+
+/// Every empty point where `c` would win, by trying each point of the grid.
+fn winning_points(g: &mut Grid, rule: Rule, c: Color) -> Vec<(i32, i32)> {
+    let n = g.size as i32;
+    let mut out = Vec::new();
+    for y in 0..n {
+        for x in 0..n {
+            if wins_by(g, rule, x, y, c) {
+                out.push((x, y));
+            }
+        }
+    }
+    out
+}
+
+/// Reference check of a VCF line (the format of `crate::vcf::Vcf::Win`: the attacker's moves
+/// and the defender's replies alternating, attacker first and last), straight from the
+/// definitions of RULES.md §2–4, by replaying it on a plain grid. `Ok(())` when the line is a
+/// forced win for `attacker` (to move on `stones`):
+/// - each attacker move is on an empty point; a move that wins by the rule must be the last;
+/// - any other attacker move must be legal (Black under renju: [`classify`] says `Legal`), must
+///   leave the defender without a winning point, and must leave the attacker at least one;
+/// - the last move leaves two or more winning points, or one that is forbidden to a black
+///   defender under renju;
+/// - otherwise the defender's reply is the one winning point of the attacker (a forced block),
+///   and it must be a legal move for the defender.
+///
+/// `Err` names the first step that breaks a rule.
+pub fn check_vcf_line(size: usize, rule: Rule, stones: &[(Point, Color)], attacker: Color, line: &[Point]) -> Result<(), String> {
+    let mut g = Grid::new(size, stones);
+    let defender = attacker.opponent();
+    let name = |p: Point| crate::notation::format_point(p);
+    if line.is_empty() || line.len().is_multiple_of(2) {
+        return Err(format!("a line has an odd number of moves, this one {}", line.len()));
+    }
+    for (k, &m) in line.iter().enumerate() {
+        let (x, y) = (m.x as i32, m.y as i32);
+        if g.get(x, y) != Some(None) {
+            return Err(format!("move {k} ({}) is not on an empty point", name(m)));
+        }
+        if k % 2 == 1 {
+            // The defender's reply: the attacker's only winning point, a legal move.
+            let threats = winning_points(&mut g, rule, attacker);
+            if threats != [(x, y)] {
+                return Err(format!("reply {k} ({}) is not the one forced block {threats:?}", name(m)));
+            }
+            if classify_grid(&mut g, rule, x, y, defender) != Verdict::Legal {
+                return Err(format!("reply {k} ({}) is not a legal move", name(m)));
+            }
+            g.set(x, y, Some(defender));
+            continue;
+        }
+        let last = k + 1 == line.len();
+        if wins_by(&mut g, rule, x, y, attacker) {
+            return if last { Ok(()) } else { Err(format!("move {k} ({}) already wins", name(m))) };
+        }
+        if classify_grid(&mut g, rule, x, y, attacker) != Verdict::Legal {
+            return Err(format!("move {k} ({}) is not a legal move", name(m)));
+        }
+        g.set(x, y, Some(attacker));
+        if !winning_points(&mut g, rule, defender).is_empty() {
+            return Err(format!("after move {k} ({}) the defender can win", name(m)));
+        }
+        let fives = winning_points(&mut g, rule, attacker);
+        if fives.is_empty() {
+            return Err(format!("move {k} ({}) makes no four", name(m)));
+        }
+        if last {
+            let (fx, fy) = fives[0];
+            let forbidden_block = fives.len() == 1
+                && rule == Rule::Renju
+                && defender == Color::Black
+                && matches!(classify_grid(&mut g, rule, fx, fy, Color::Black), Verdict::Forbidden(_));
+            return if fives.len() >= 2 || forbidden_block {
+                Ok(())
+            } else {
+                Err(format!("the last move ({}) leaves a defence at {fives:?}", name(m)))
+            };
+        }
+    }
+    unreachable!("the loop returns at the last (attacker's) move")
+}
