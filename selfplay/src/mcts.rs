@@ -17,7 +17,9 @@
 //! - Terminal states (five, forbidden move, no legal black move, draw by full board or stone cap)
 //!   are exact values; shortcuts in plain play (see [`crate::walker`]): a node whose mover has a
 //!   five is a win, one facing two opponent fives a loss, one facing a single five has that block
-//!   as its only child.
+//!   as its only child. Optionally (`vcf_nodes`) a budgeted VCF check of both sides
+//!   (`renju_rules::vcf`) at expansion: a proven win is exact, a proven threat leaves only its
+//!   refutations.
 //! - Dirichlet noise at the root (AlphaZero: `P = (1 - eps) P + eps Dir(alpha)`), tree reuse
 //!   between moves ([`Mcts::advance`]).
 
@@ -58,6 +60,12 @@ pub struct SearchConfig {
     pub gumbel_c_visit: f32,
     /// Gumbel: `c_scale` of sigma (paper: 1). Default 1.0.
     pub gumbel_c_scale: f32,
+    /// VCF check at node expansion in plain play (with `shortcuts`): the node budget of each
+    /// solver call (`renju_rules::vcf`, nodes = attacker moves tried); 0 turns it off. A proven
+    /// VCF of the mover makes the node an exact win (at the root: the winning move its only
+    /// child); an opponent VCF whose refutations the same budget proves restricts the children
+    /// to them (none: an exact loss). Default 0 (off).
+    pub vcf_nodes: u64,
 }
 
 impl Default for SearchConfig {
@@ -73,6 +81,7 @@ impl Default for SearchConfig {
             gumbel_considered: 16,
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
+            vcf_nodes: 0,
         }
     }
 }
@@ -164,11 +173,11 @@ impl Walker {
             Walker::Game(w) => w.apply(i),
         }
     }
-    fn expand(&mut self, is_root: bool, shortcuts: bool, out: &mut Vec<u16>) -> Expansion {
+    fn expand(&mut self, is_root: bool, cfg: &SearchConfig, out: &mut Vec<u16>) -> Expansion {
         match self {
             Walker::Fast(w) => {
-                let e = w.expand(is_root, out);
-                if shortcuts || e == Expansion::NeedsEval {
+                let e = w.expand(is_root, if cfg.shortcuts { cfg.vcf_nodes } else { 0 }, out);
+                if cfg.shortcuts || e == Expansion::NeedsEval {
                     e
                 } else {
                     // Without shortcuts: every empty point, evaluated.
@@ -398,7 +407,7 @@ impl Mcts {
                 Leaf => {
                     let decider = self.walker.decider().index() as u8;
                     let mut acts = std::mem::take(&mut self.scratch);
-                    let mut e = self.walker.expand(depth == 0, self.cfg.shortcuts, &mut acts);
+                    let mut e = self.walker.expand(depth == 0, &self.cfg, &mut acts);
                     let checked = if !self.walker.needs_check() {
                         F_CHECKED
                     } else if depth == 0 {

@@ -10,6 +10,7 @@
 use crate::action::{action_from_index, action_index};
 use crate::encode::{encode, encode_zeroed_planes, EncodeInput};
 use renju_rules::board::DIRS;
+use renju_rules::vcf::{refutations, vcf, Defence, Limits, Vcf};
 use renju_rules::{Action, Board, Color, DecisionKind, Game, Player, Point, PointSet, Rule, Verdict};
 
 /// What expanding a position gives.
@@ -209,8 +210,12 @@ impl FastWalker {
     /// The children of the current position into `out` (point indices), with the shortcuts:
     /// the mover's five wins at once (at the root: the five points are the only children); a
     /// single opponent five-point is the only child (forced block); two or more lose (at the
-    /// root: they are the children).
-    pub fn expand(&mut self, is_root: bool, out: &mut Vec<u16>) -> Expansion {
+    /// root: they are the children). With `vcf_nodes > 0`, then the VCF check
+    /// ([`renju_rules::vcf`], that node budget per question): a VCF of the mover is a win (at the
+    /// root: its first move is the only child); if the opponent has one, the children are its
+    /// proven refutations (none proven to exist: a loss, except at the root, which keeps every
+    /// move); an undecided question changes nothing.
+    pub fn expand(&mut self, is_root: bool, vcf_nodes: u64, out: &mut Vec<u16>) -> Expansion {
         out.clear();
         let c = self.to_move();
         let f = *self.fives.last().expect("five sets");
@@ -231,6 +236,25 @@ impl FastWalker {
             }
             out.extend(opp.iter().map(|i| i as u16));
             return Expansion::Forced;
+        }
+        if vcf_nodes > 0 {
+            let limits = Limits::nodes(vcf_nodes);
+            if let Vcf::Win { line } = vcf(&self.board, c, &limits) {
+                if is_root {
+                    out.push(line[0].index(self.size) as u16);
+                    return Expansion::Forced;
+                }
+                return Expansion::Terminal(sign);
+            }
+            if let Defence::Threat { refutations, .. } = refutations(&self.board, c, &limits) {
+                if !refutations.is_empty() {
+                    out.extend(refutations.iter().map(|p| p.index(self.size) as u16));
+                    return Expansion::NeedsEval;
+                }
+                if !is_root {
+                    return Expansion::Terminal(-sign);
+                }
+            }
         }
         for (i, &v) in self.cells.iter().enumerate() {
             if v == 0 {

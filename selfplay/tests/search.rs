@@ -216,3 +216,54 @@ fn gumbel_search_with_a_uniform_prior_picks_the_one_winning_action() {
         assert!(fives.contains(&a), "seed {seed}: chose {a}");
     }
 }
+
+/// Quiet white stones (three points apart, far from the VCF positions) to fix the side to move.
+const PAD: [(u8, u8); 6] = [(0, 0), (3, 0), (6, 0), (0, 3), (3, 3), (6, 3)];
+
+fn vcf_search(g: &Game, vcf_nodes: u64) -> Mcts {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let mut m = Mcts::new(g, SearchConfig { vcf_nodes, ..SearchConfig::default() });
+    let mut eval = UniformEvaluator::new(15);
+    search_with(&mut m, 40, 8, &mut rng, |p, gl, n| eval.evaluate(p, gl, n)).unwrap();
+    m
+}
+
+#[test]
+fn a_proven_vcf_is_the_roots_only_child_with_an_exact_value() {
+    // Black's four-four VCF of rules/tests/vcf_positions.rs (k11, l11, n11 then m11), Black to move.
+    let black = [(10, 11), (10, 12), (10, 13), (11, 9), (11, 8), (11, 7), (13, 11), (13, 12), (13, 13)];
+    let mut white = vec![(10, 9), (11, 6), (13, 9)];
+    white.extend_from_slice(&PAD);
+    let g = game_with(Rule::Renju, &black, &white);
+    let line = match renju_rules::vcf::vcf(g.board(), Color::Black, &renju_rules::vcf::Limits::nodes(10_000)) {
+        renju_rules::vcf::Vcf::Win { line } => line,
+        other => panic!("{other:?}"),
+    };
+    let m = vcf_search(&g, 10_000);
+    let first = action_index(Action::Place(line[0]), 15);
+    assert_eq!(m.root_forced(), Some(first));
+    let target = m.policy_target();
+    assert_eq!(target[first], 1.0);
+    assert_eq!(target.iter().sum::<f32>(), 1.0);
+    assert_eq!(m.root_value(), 1.0, "every playout ends in the proven win");
+    // Off: the search is free to look elsewhere.
+    assert!(vcf_search(&g, 0).root_children().len() > 100);
+}
+
+#[test]
+fn an_opponent_vcf_restricts_the_root_to_its_refutations() {
+    // Black threatens the four-three f10 (rules/tests/vcf_positions.rs), White to move.
+    let black = [(2, 9), (3, 9), (4, 9), (5, 10), (5, 11), (6, 13)];
+    let mut white = vec![(1, 9)];
+    white.extend_from_slice(&PAD[..4]);
+    let g = game_with(Rule::Renju, &black, &white);
+    let d = renju_rules::vcf::refutations(g.board(), Color::White, &renju_rules::vcf::Limits::nodes(10_000));
+    let renju_rules::vcf::Defence::Threat { refutations, .. } = d else { panic!("{d:?}") };
+    let mut want: Vec<usize> = refutations.iter().map(|&p| action_index(Action::Place(p), 15)).collect();
+    want.sort();
+    let m = vcf_search(&g, 10_000);
+    let mut got: Vec<usize> = m.root_children().iter().map(|c| c.0).collect();
+    got.sort();
+    assert_eq!(got, want);
+    assert!(got.contains(&action_index(Action::Place(Point::new(5, 9)), 15)), "f10 refutes");
+}
