@@ -9,7 +9,7 @@ use renju_arena::gomocup::{serve, Brain, BrainOptions};
 use renju_selfplay::eval::EvaluatorSpec;
 use renju_trainer::config::DeviceChoice;
 use renju_trainer::model::evaluator_loader;
-use renju_selfplay::mcts::SearchAlgorithm;
+use renju_selfplay::mcts::{SearchAlgorithm, SearchConfig};
 
 /// Arguments of `renju-zero gomocup`.
 #[derive(clap::Args)]
@@ -29,6 +29,13 @@ pub struct GomocupArgs {
     /// Root search: puct or gumbel (Gumbel root search, Danihelka et al. 2022).
     #[arg(long, default_value = "puct")]
     pub algorithm: String,
+    /// VCF check before each move (play a found VCF, defend against the opponent's): solver
+    /// nodes (0 = off).
+    #[arg(long, default_value_t = BrainOptions::default().vcf_nodes)]
+    pub vcf_nodes: u64,
+    /// VCF check at each node expansion of the search: solver nodes per call (0 = off).
+    #[arg(long, default_value_t = SearchConfig::default().vcf_nodes)]
+    pub search_vcf_nodes: u64,
 }
 
 /// Run the command; returns the process exit code.
@@ -39,13 +46,17 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
     let load_model = evaluator_loader(DeviceChoice::Auto.resolve()?);
     let batch = args.batch.max(1);
     let algorithm: SearchAlgorithm = args.algorithm.parse().context("--algorithm")?;
+    let config = SearchConfig { algorithm, vcf_nodes: args.search_vcf_nodes, ..SearchConfig::default() };
     let factory = Box::new(move |size: usize| -> Result<Box<dyn Agent>> {
         let eval = spec.build(size, &load_model)?;
-        let mut settings = SearchSettings { batch, ..Default::default() };
-        settings.config.algorithm = algorithm;
-        Ok(Box::new(MctsAgent::new(eval, settings)))
+        Ok(Box::new(MctsAgent::new(eval, SearchSettings { batch, config: config.clone(), ..Default::default() })))
     });
-    let opts = BrainOptions { default_turn: Duration::from_secs_f64(args.time), max_playouts: args.playouts, ..Default::default() };
+    let opts = BrainOptions {
+        default_turn: Duration::from_secs_f64(args.time),
+        max_playouts: args.playouts,
+        vcf_nodes: args.vcf_nodes,
+        ..Default::default()
+    };
     let mut brain = Brain::new(factory, opts);
     let stdin = std::io::stdin();
     serve(&mut brain, stdin.lock(), std::io::stdout().lock())?;

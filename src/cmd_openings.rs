@@ -33,6 +33,9 @@ pub struct OpeningsArgs {
     /// The first K decisions of each game are sampled by visit counts (diversity).
     #[arg(long, default_value_t = StudyConfig::default().explore)]
     pub explore: usize,
+    /// VCF check at node expansion: solver nodes per call (0 = off).
+    #[arg(long, default_value_t = StudyConfig::default().vcf_nodes)]
+    pub vcf_nodes: u64,
     /// Whole games under protocols that do not start from the 26 openings.
     #[arg(long, default_value_t = StudyConfig::default().protocol_games)]
     pub protocol_games: usize,
@@ -62,6 +65,7 @@ pub fn run(args: OpeningsArgs) -> Result<i32> {
         games: args.games,
         playouts: args.playouts,
         explore: args.explore,
+        vcf_nodes: args.vcf_nodes,
         protocol_games: args.protocol_games,
         seed: args.seed,
         threads: args.threads.unwrap_or_else(default_threads),

@@ -35,13 +35,21 @@
 //! time information, [`BrainOptions::default_turn`]. `max_memory` caps the playouts so the tree
 //! stays under half of it (40 bytes per child node: the search's `NODE_BYTES` = 32 plus a quarter
 //! for the node arena's spare capacity).
+//!
+//! Tactics before the search (RULES.md §2–4 through `renju_rules::vcf`, budget
+//! [`BrainOptions::vcf_nodes`] and at most a quarter of the move's time): a VCF of the side to
+//! move is played at once, announced as `MESSAGE VCF x,y x,y ...` (the whole line, protocol
+//! coordinates); when the opponent has a VCF and its refutations are proved, the move is one of
+//! them (the agent's if it picked one, else the refutation the agent values most), announced
+//! as `MESSAGE VCF threat x,y ...: defending at x,y`.
 
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
 use anyhow::{bail, ensure, Context, Result};
 use renju_rules::board::{MAX_SIZE, MIN_SIZE, SIZES};
-use renju_rules::{Action, Color, Game, Opening, Point, Protocol, Rule};
+use renju_rules::vcf::{refutations, vcf, Defence, Limits, Vcf};
+use renju_rules::{Action, Color, DecisionKind, Game, Opening, Point, Protocol, Rule};
 
 use crate::agent::{Agent, Choice, SearchLimit};
 use crate::wire::{format_point, from_wire, parse_xy, rule_from_bits, to_wire, RULE_BIT_CARO};
@@ -57,6 +65,9 @@ pub struct BrainOptions {
     pub default_turn: Duration,
     /// Playouts at most per move (`None`: only time and memory limit the search).
     pub max_playouts: Option<u64>,
+    /// Node budget of the VCF check before each move (module docs); 0 turns it off.
+    /// Default 100,000.
+    pub vcf_nodes: u64,
     /// The `ABOUT` answer.
     pub about: String,
 }
@@ -66,6 +77,7 @@ impl Default for BrainOptions {
         BrainOptions {
             default_turn: Duration::from_secs(5),
             max_playouts: None,
+            vcf_nodes: 100_000,
             about: format!(
                 "name=\"renju-zero\", version=\"{}\", author=\"renju-zero project\", country=\"-\"",
                 env!("CARGO_PKG_VERSION")
@@ -356,18 +368,55 @@ impl Brain {
         SearchLimit { playouts, time: Some(time) }
     }
 
-    /// Search in `game` and return a legal action (never a forbidden black point).
-    fn decide(&mut self, game: &Game) -> Result<(Action, Choice)> {
-        let empty = game.board().size().pow(2) - game.board().stone_count();
+    /// Search in `game` and return a legal action (never a forbidden black point), with the
+    /// `MESSAGE` lines to send first. A VCF of the side to move, or a proved defence against the
+    /// opponent's, overrides the search (module docs).
+    fn decide(&mut self, game: &Game) -> Result<(Action, Choice, Vec<String>)> {
+        let size = game.board().size();
+        let empty = size.pow(2) - game.board().stone_count();
         let limit = self.limit(empty);
+        let vcf_limits = Limits { nodes: self.opts.vcf_nodes, time: limit.time.map(|t| t / 4) };
+        let line_text = |line: &[Point]| line.iter().map(|&p| format_point(p, size)).collect::<Vec<_>>().join(" ");
+        let mover = match game.decision() {
+            DecisionKind::PlaceStone(c) if self.opts.vcf_nodes > 0 => Some(c),
+            _ => None,
+        };
+        let mut defence = None;
+        if let Some(c) = mover {
+            if let Vcf::Win { line } = vcf(game.board(), c, &vcf_limits) {
+                let choice = Choice { action: Action::Place(line[0]), value: Some(1.0), playouts: 0 };
+                return Ok((choice.action, choice, vec![format!("MESSAGE VCF {}", line_text(&line))]));
+            }
+            if let Defence::Threat { threat, refutations } = refutations(game.board(), c, &vcf_limits) {
+                defence = Some((threat, refutations)).filter(|(_, r)| !r.is_empty());
+            }
+        }
         let (_, agent) = self.agent.as_mut().context("no board yet: send START first")?;
         let c = agent.choose_within(game, &limit)?;
-        let action = if game.is_legal(c.action) && matches!(c.action, Action::Place(_)) {
+        let mut action = if game.is_legal(c.action) && matches!(c.action, Action::Place(_)) {
             c.action
         } else {
             game.legal_actions().into_iter().find(|a| matches!(a, Action::Place(_))).context("no legal move")?
         };
-        Ok((action, c))
+        let mut messages = Vec::new();
+        if let Some((threat, refs)) = defence {
+            if !matches!(action, Action::Place(p) if refs.contains(&p)) {
+                // The refutation after which the opponent (deciding there) is worst off.
+                let mut best = (f32::INFINITY, refs[0]);
+                for &r in &refs {
+                    let mut g = game.clone();
+                    g.apply(Action::Place(r)).map_err(|e| anyhow::anyhow!("refutation {}: {e}", format_point(r, size)))?;
+                    let v = if g.is_over() { -1.0 } else { agent.value(&g)?.unwrap_or(0.0) };
+                    if v < best.0 {
+                        best = (v, r);
+                    }
+                }
+                action = Action::Place(best.1);
+            }
+            let Action::Place(p) = action else { unreachable!("a stone was chosen") };
+            messages.push(format!("MESSAGE VCF threat {}: defending at {}", line_text(&threat), format_point(p, size)));
+        }
+        Ok((action, c, messages))
     }
 
     fn think(&mut self) -> Vec<String> {
@@ -375,10 +424,9 @@ impl Brain {
             let size = self.need_board()?;
             let game = self.game_of(&self.moves)?;
             ensure!(!game.is_over(), "the game is over");
-            let (action, c) = self.decide(&game)?;
+            let (action, c, mut out) = self.decide(&game)?;
             let Action::Place(p) = action else { bail!("the agent did not place a stone") };
             self.moves.push(p);
-            let mut out = Vec::new();
             if let Some(v) = c.value {
                 out.push(format!("MESSAGE playouts {} value {v:+.3}", c.playouts));
             }
@@ -411,7 +459,7 @@ impl Brain {
             3 | 5 => {
                 let g = self.game_of(&stones)?;
                 ensure!(!g.is_over(), "the position is already decided");
-                let (action, c) = self.decide(&g)?;
+                let (action, c, _) = self.decide(&g)?;
                 let v = match c.value {
                     Some(v) => v,
                     None => self.agent.as_mut().map_or(Ok(None), |(_, ch)| ch.value(&g))?.unwrap_or(0.0),
@@ -566,6 +614,67 @@ mod tests {
         // Value 0.5 for White (from the agent's choice): keep White and play a stone.
         assert!(out[2].contains(','), "{out:?}");
         assert!(out[3].starts_with("ERROR") && out[3].contains("0, 3 or 5"));
+    }
+
+    /// All lines, MESSAGE included.
+    fn run_all(b: &mut Brain, script: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        serve(b, script.as_bytes(), &mut out).unwrap();
+        String::from_utf8(out).unwrap().lines().map(String::from).collect()
+    }
+
+    /// A BOARD command with our stones (field 1) and the opponent's (field 2), rules notation.
+    fn board_cmd(own: &str, opp: &str) -> String {
+        let mut s = String::from("BOARD\n");
+        for (list, f) in [(own, 1), (opp, 2)] {
+            for t in list.split_whitespace() {
+                s += &format!("{},{f}\n", format_point(renju_rules::notation::parse_point(t, 15).unwrap(), 15));
+            }
+        }
+        s + "DONE\n"
+    }
+
+    #[test]
+    fn plays_a_vcf_at_once_and_says_so() {
+        // Black (us) has the four-four VCF of rules/tests/vcf_positions.rs; White has 9 stones
+        // (3 caps, 6 quiet ones far away) so Black is to move. The naughty agent would play
+        // elsewhere.
+        let own = "k12 k13 k14 l10 l9 l8 n12 n13 n14";
+        let opp = "k10 l7 n10 a1 d1 g1 a4 d4 g4";
+        let mut b = brain();
+        let out = run_all(&mut b, &format!("START 15\nINFO rule 4\n{}", board_cmd(own, opp)));
+        let msg = out.iter().find(|l| l.starts_with("MESSAGE VCF ")).unwrap_or_else(|| panic!("{out:?}"));
+        let line: Vec<&str> = msg["MESSAGE VCF ".len()..].split(' ').collect();
+        assert_eq!(line.len(), 7, "{msg}");
+        assert_eq!(out.last().unwrap(), line[0], "the move is the line's first: {out:?}");
+        // Off: the agent's move.
+        let mut b = Brain::new(
+            Box::new(|_| Ok(Box::new(Naughty) as Box<dyn Agent>)),
+            BrainOptions { vcf_nodes: 0, ..BrainOptions::default() },
+        );
+        let out = run_all(&mut b, &format!("START 15\nINFO rule 4\n{}", board_cmd(own, opp)));
+        assert!(!out.iter().any(|l| l.starts_with("MESSAGE VCF")), "{out:?}");
+    }
+
+    #[test]
+    fn defends_against_an_opponent_vcf() {
+        // White (us, to move: one stone fewer) faces Black's four-three threat f10
+        // (rules/tests/vcf_positions.rs); the naughty agent plays near the centre, which does not
+        // defend.
+        let own = "b10 a1 d1 g1 a4";
+        let opp = "c10 d10 e10 f11 f12 g14";
+        let mut b = brain();
+        let out = run_all(&mut b, &format!("START 15\nINFO rule 4\n{}", board_cmd(own, opp)));
+        let msg = out.iter().find(|l| l.starts_with("MESSAGE VCF threat")).unwrap_or_else(|| panic!("{out:?}"));
+        let mv = out.last().unwrap();
+        assert!(msg.ends_with(&format!("defending at {mv}")), "{out:?}");
+        let (x, y) = parse_xy(mv).unwrap();
+        let p = from_wire(x, y, 15).unwrap();
+        let game = b.game_of(&b.moves[..b.moves.len() - 1]).unwrap();
+        assert_eq!(game.next_color(), Color::White);
+        let mut board = game.board().clone();
+        board.place(p, Color::White);
+        assert_eq!(vcf(&board, Color::Black, &Limits::nodes(1_000_000)), Vcf::NoWin, "{mv} must refute");
     }
 
     #[test]

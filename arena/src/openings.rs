@@ -32,6 +32,7 @@ use serde::Serialize;
 use crate::agent::{MctsAgent, SearchLimit, SearchSettings};
 use crate::spec::{PlayerKind, PlayerSpec};
 use renju_selfplay::eval::{EvaluatorLoader, EvaluatorSpec};
+use renju_selfplay::mcts::SearchConfig;
 use crate::arena::{game_seed, run_jobs, ArenaConfig, GameRecord, Job};
 use crate::output::{csv_string, markdown_table, svg_score_chart, xml_escape};
 use renju_fs::write_atomic;
@@ -49,6 +50,8 @@ pub struct StudyConfig {
     pub playouts: u64,
     /// Decisions `0..explore` of each self-play game are sampled by visit counts (diversity).
     pub explore: usize,
+    /// VCF check at node expansion: solver nodes per call (`SearchConfig::vcf_nodes`), 0 = off.
+    pub vcf_nodes: u64,
     /// Whole games under the protocol (for protocols that do not start from the 26).
     pub protocol_games: usize,
     pub seed: u64,
@@ -65,6 +68,7 @@ impl Default for StudyConfig {
             games: 10,
             playouts: 200,
             explore: 6,
+            vcf_nodes: 0,
             protocol_games: 100,
             seed: 0,
             threads: 1,
@@ -247,6 +251,7 @@ pub fn run_study(
     let settings = SearchSettings {
         limit: SearchLimit { playouts: Some(cfg.playouts), time: None },
         explore: cfg.explore,
+        config: SearchConfig { vcf_nodes: cfg.vcf_nodes, ..SearchConfig::default() },
         ..Default::default()
     };
     let spec = PlayerSpec {

@@ -29,8 +29,10 @@ pub enum PlayerKind {
 /// SPEC grammar: `KIND[,key=value]...` with KIND one of `model:DIR`, `heuristic`, `uniform`,
 /// `engine:"CMD ARGS"` (the command is split like a shell would, see the `shlex` crate; quotes
 /// are needed when it contains commas). Keys for search players: `playouts=N`, `time=SECONDS`,
-/// `batch=B`, `explore=K`, `cpuct=C`, `algorithm=puct|gumbel`; for engines: `time=SECONDS` (default 5). With neither
-/// `playouts` nor `time` a search player uses 200 playouts.
+/// `batch=B`, `explore=K`, `cpuct=C`, `algorithm=puct|gumbel`, `vcf=N` (the VCF check at node
+/// expansion with N solver nodes per call, `SearchConfig::vcf_nodes`; default 0, off); for
+/// engines: `time=SECONDS` (default 5). With neither `playouts` nor `time` a search player uses
+/// 200 playouts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayerSpec {
     pub name: String,
@@ -119,8 +121,14 @@ impl PlayerSpec {
                     "explore" => s.explore = num(k, v)? as usize,
                     "cpuct" => s.config.c_puct = num(k, v)? as f32,
                     "algorithm" => s.config.algorithm = v.parse().with_context(|| format!("player {name}"))?,
+                    "vcf" => {
+                        let n = num(k, v)?;
+                        ensure!(n.fract() == 0.0, "player {name}: vcf={v} must be a whole number of nodes");
+                        s.config.vcf_nodes = n as u64;
+                    }
                     other => bail!(
-                        "player {name}: unknown option '{other}' (search players take playouts, time, batch, explore, cpuct, algorithm)"
+                        "player {name}: unknown option '{other}' (search players take playouts, time, batch, explore, cpuct, \
+                         algorithm, vcf)"
                     ),
                 }
             }
@@ -165,12 +173,13 @@ mod tests {
             }
             k => panic!("{k:?}"),
         }
-        let p = PlayerSpec::parse_named("h=heuristic,time=0.5,explore=4").unwrap();
+        let p = PlayerSpec::parse_named("h=heuristic,time=0.5,explore=4,vcf=300").unwrap();
         match &p.kind {
             PlayerKind::Search { eval, settings } => {
                 assert_eq!(eval, &EvaluatorSpec::Heuristic);
                 assert_eq!(settings.limit, SearchLimit { playouts: None, time: Some(Duration::from_millis(500)) });
                 assert_eq!(settings.explore, 4);
+                assert_eq!(settings.config.vcf_nodes, 300);
             }
             k => panic!("{k:?}"),
         }
@@ -189,6 +198,7 @@ mod tests {
         assert!(e("heuristic").contains("NAME=SPEC"));
         assert!(e("a=magic").contains("unknown player kind 'magic'"));
         assert!(e("a=heuristic,playouts=x").contains("playouts='x'"));
+        assert!(e("a=heuristic,vcf=1.5").contains("vcf=1.5 must be a whole number"));
         assert!(e("a=heuristic,depth=3").contains("unknown option 'depth'"));
         assert!(e("a=heuristic,playouts").contains("not key=value"));
         assert!(e(r#"a=engine:"x"#).contains("no closing quote"));
