@@ -1,6 +1,7 @@
 //! Search speed: playouts per second per thread on 15x15 renju midgame positions with a
 //! zero-cost evaluator (one thread and two threads), and with the heuristic evaluator the
-//! fraction of time spent outside the evaluator. Run:
+//! fraction of time spent outside the evaluator, and the cost of the VCF check per expanded node.
+//! Run:
 //! `CARGO_TARGET_DIR=/work/target-selfplay cargo bench -p renju-selfplay --bench search`
 //! With `SEARCH_PROFILE_ONCE=1` set, the binary runs the 1-thread zero-cost search once and exits
 //! (for instruction counts under callgrind; see docs/bench-selfplay.md).
@@ -47,14 +48,21 @@ fn zero_eval(n: usize) -> anyhow::Result<EvalOutput> {
 }
 
 fn run_zero(games: &[Game], visits: u32) -> u64 {
+    run_zero_with(games, visits, &SearchConfig::default()).0
+}
+
+/// Playouts and evaluated leaves (expanded nodes) of the zero-cost search under `cfg`.
+fn run_zero_with(games: &[Game], visits: u32, cfg: &SearchConfig) -> (u64, u64) {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let mut total = 0;
+    let (mut playouts, mut leaves) = (0, 0);
     for g in games {
-        let mut m = Mcts::new(g, SearchConfig::default());
+        let mut m = Mcts::new(g, cfg.clone());
         search_with(&mut m, visits, BATCH, &mut rng, |_, _, n| zero_eval(n)).unwrap();
-        total += m.take_stats().playouts;
+        let st = m.take_stats();
+        playouts += st.playouts;
+        leaves += st.evaluations;
     }
-    total
+    (playouts, leaves)
 }
 
 fn bench(c: &mut Criterion) {
@@ -99,6 +107,27 @@ fn bench(c: &mut Criterion) {
         })
     });
     grp.finish();
+
+    // Cost of the VCF check per expanded node (SearchConfig::vcf_nodes = 200): the extra time of
+    // the same searches with the check on, per evaluated leaf (every expansion of an evaluated
+    // leaf runs the check; proven nodes end playouts early, so the trees differ). Best of 3 runs.
+    let time = |cfg: &SearchConfig| {
+        let mut best = (Duration::MAX, 0, 0);
+        for _ in 0..3 {
+            let t = Instant::now();
+            let (p, l) = run_zero_with(&games, VISITS, cfg);
+            best = best.min((t.elapsed(), p, l));
+        }
+        best
+    };
+    let (t_off, _, l_off) = time(&SearchConfig::default());
+    let (t_on, p_on, l_on) = time(&SearchConfig { vcf_nodes: 200, ..SearchConfig::default() });
+    println!(
+        "vcf check: off {:.1} ms ({l_off} leaves), vcf_nodes=200 {:.1} ms ({l_on} leaves, {p_on} playouts): {:.1} us per expanded node",
+        t_off.as_secs_f64() * 1e3,
+        t_on.as_secs_f64() * 1e3,
+        (t_on.as_secs_f64() - t_off.as_secs_f64() * l_on as f64 / l_off.max(1) as f64) * 1e6 / l_on.max(1) as f64
+    );
 
     // Heuristic evaluator: share of wall time outside `evaluate`.
     let mut ev = HeuristicEvaluator::new(15);

@@ -41,3 +41,40 @@ pub fn midgame_positions(n: usize) -> Vec<Board> {
     }
     out
 }
+
+/// Tactical positions: renju games of 20..=60 stones whose moves are uniform over the legal
+/// points within distance 2 of an existing stone (so lines build up as in real games), kept
+/// only if nobody has won. Seeded: the same set every run.
+#[allow(dead_code)] // used by the vcf bench only
+pub fn local_positions(n: usize) -> Vec<Board> {
+    let mut rng = ChaCha8Rng::seed_from_u64(17);
+    let mut out = Vec::new();
+    while out.len() < n {
+        let target = rng.gen_range(20..=60);
+        let mut b = Board::new(15, Rule::Renju).unwrap();
+        b.place(Point::new(7, 7), Color::Black);
+        let mut c = Color::White;
+        let mut won = false;
+        while b.stone_count() < target && !won {
+            let near: Vec<usize> = b
+                .legal_mask(c)
+                .iter()
+                .filter(|&i| {
+                    let p = Point::from_index(i, 15);
+                    b.stones().iter().any(|&(q, _)| p.x.abs_diff(q.x) <= 2 && p.y.abs_diff(q.y) <= 2)
+                })
+                .collect();
+            if near.is_empty() {
+                break;
+            }
+            let p = Point::from_index(near[rng.gen_range(0..near.len())], 15);
+            b.place(p, c);
+            won = b.is_win_at(p);
+            c = c.opponent();
+        }
+        if !won && b.stone_count() == target {
+            out.push(b);
+        }
+    }
+    out
+}
