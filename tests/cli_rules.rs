@@ -6,6 +6,13 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_renju-zero"))
 }
 
+/// Run the binary with `args`, `input` on stdin; its output once it exits.
+fn pipe(args: &[&str], input: &str) -> std::process::Output {
+    let mut child = bin().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 #[test]
 fn classify_reports_each_line_and_fails_on_a_malformed_one() {
     let input = concat!(
@@ -17,14 +24,7 @@ fn classify_reports_each_line_and_fails_on_a_malformed_one() {
         r#"{"black":["z99"],"move":"h8"}"#, "\n",
         r#"{"black":["f8","g8","h6","h7"],"move":"h8"}"#, "\n",
     );
-    let mut child = bin()
-        .args(["rules", "classify", "--rule", "renju", "--size", "15"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = pipe(&["rules", "classify", "--rule", "renju", "--size", "15"], input);
     let lines: Vec<serde_json::Value> =
         String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 7);
@@ -41,19 +41,8 @@ fn classify_reports_each_line_and_fails_on_a_malformed_one() {
 
 #[test]
 fn classify_exits_zero_when_all_lines_are_good() {
-    let mut child = bin()
-        .args(["rules", "classify", "--rule", "standard"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"{\"black\":[\"d8\",\"e8\",\"f8\",\"g8\",\"i8\"],\"move\":\"h8\"}\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let input = "{\"black\":[\"d8\",\"e8\",\"f8\",\"g8\",\"i8\"],\"move\":\"h8\"}\n";
+    let out = pipe(&["rules", "classify", "--rule", "standard"], input);
     assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), r#"{"move":"h8","result":"legal"}"#);
     assert_eq!(out.status.code(), Some(0));
 }
@@ -79,9 +68,7 @@ fn classify_numbers_lines_counting_blank_ones_and_names_bad_input() {
     // line 5 lacks `move`; the good lines still get answers, in order.
     let input = "{\"black\":[\"h8\"],\"white\":[\"h9\"],\"move\":\"j10\"}\nnot json\n\n\
                  {\"move\":\"h8\",\"color\":\"red\"}\n{\"black\":[]}\n{\"white\":[\"h8\"],\"move\":\"H8\",\"color\":\"white\"}\n";
-    let mut child = bin().args(["rules", "classify"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = pipe(&["rules", "classify"], input);
     let lines: Vec<serde_json::Value> =
         String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 5);
@@ -106,14 +93,7 @@ fn vcf_answers_win_none_unknown_and_reports_a_malformed_line() {
         "{{{chain},\"color\":\"black\"}}\n{{{chain},\"color\":\"white\"}}\n\n{{{chain},\"color\":\"red\"}}\n"
     );
     let run = |nodes: &str| -> (Vec<String>, Option<i32>) {
-        let mut child = bin()
-            .args(["rules", "vcf", "--rule", "renju", "--size", "15", "--nodes", nodes])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = pipe(&["rules", "vcf", "--rule", "renju", "--size", "15", "--nodes", nodes], &input);
         (String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect(), out.status.code())
     };
     let (text, code) = run("100000");

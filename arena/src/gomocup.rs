@@ -405,7 +405,8 @@ impl Brain {
                 let mut best = (f32::INFINITY, refs[0]);
                 for &r in &refs {
                     let mut g = game.clone();
-                    g.apply(Action::Place(r)).map_err(|e| anyhow::anyhow!("refutation {}: {e}", format_point(r, size)))?;
+                    let at = format_point(r, size);
+                    g.apply(Action::Place(r)).map_err(|e| anyhow::anyhow!("refutation {at}: {e}"))?;
                     let v = if g.is_over() { -1.0 } else { agent.value(&g)?.unwrap_or(0.0) };
                     if v < best.0 {
                         best = (v, r);

@@ -230,7 +230,13 @@ fn winning_points(g: &mut Grid, rule: Rule, c: Color) -> Vec<(i32, i32)> {
 ///   and it must be a legal move for the defender.
 ///
 /// `Err` names the first step that breaks a rule.
-pub fn check_vcf_line(size: usize, rule: Rule, stones: &[(Point, Color)], attacker: Color, line: &[Point]) -> Result<(), String> {
+pub fn check_vcf_line(
+    size: usize,
+    rule: Rule,
+    stones: &[(Point, Color)],
+    attacker: Color,
+    line: &[Point],
+) -> Result<(), String> {
     let mut g = Grid::new(size, stones);
     let defender = attacker.opponent();
     let name = |p: Point| crate::notation::format_point(p);
