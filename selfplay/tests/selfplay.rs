@@ -153,3 +153,58 @@ fn server_replies_carry_the_published_generation() {
     assert_eq!(stats.positions, 2);
     let _ = Action::Keep;
 }
+
+#[test]
+fn with_the_vcf_check_proven_positions_are_recorded_with_exact_targets() {
+    // Every decision recorded (full_search_fraction 1): wherever the side to move has a VCF (and
+    // neither side a five point, where the older shortcuts decide), the policy target is the
+    // solver's first move, the search value is exactly a win and so is the game's result.
+    use renju_rules::vcf::{five_points, vcf, Limits, Vcf};
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = SelfplayConfig {
+        size: 11,
+        rule: Rule::Renju,
+        protocol: Protocol::Free { centre: true },
+        playouts: 12,
+        fast_playouts: 12,
+        full_search_fraction: 1.0,
+        games_per_thread: 4,
+        threads: 1,
+        seed: 5,
+        resign_threshold: None,
+        search: renju_selfplay::mcts::SearchConfig { vcf_nodes: 500, ..Default::default() },
+        ..SelfplayConfig::default()
+    };
+    let server = InferenceServer::spawn(Box::new(UniformEvaluator::new(11)), 0, ServerConfig::default());
+    let mut sink = ShardSink::new(dir.path(), &cfg, "v", 100);
+    let stop = AtomicBool::new(false);
+    run_selfplay(&cfg, &server.handle(), Some(4), &stop, &mut sink, &mut |_| {}).unwrap();
+    server.join();
+    let shard = read_shard(&sink.written[0]).unwrap();
+    let mut proven = 0;
+    let mut rows_seen = 0;
+    for (gi, g) in shard.meta.games.iter().enumerate() {
+        let rows: Vec<usize> = (0..shard.len()).filter(|&r| shard.game_index[r] as usize == gi).collect();
+        assert_eq!(rows.len(), g.decisions.len(), "every decision is recorded");
+        rows_seen += rows.len();
+        let mut game = Game::new(11, Rule::Renju, cfg.protocol.clone(), None).unwrap();
+        for (&(_, a), &row) in g.decisions.iter().zip(&rows) {
+            let c = game.next_color();
+            let b = game.board();
+            if b.stone_count() > 0 && five_points(b, c).is_empty() && five_points(b, c.opponent()).is_empty() {
+                if let Vcf::Win { line } = vcf(b, c, &Limits::nodes(500)) {
+                    proven += 1;
+                    let first = renju_selfplay::action::action_index(Action::Place(line[0]), 11);
+                    assert_eq!(shard.policy[[row, first]], 1.0, "policy target on the winning move");
+                    assert_eq!(shard.root_value[row], 1.0, "exact search value");
+                    assert_eq!(shard.value.row(row).to_vec(), vec![1.0, 0.0, 0.0], "the game is won");
+                    assert_eq!(a, Action::Place(line[0]), "the winning move is played");
+                }
+            }
+            game.apply(a).unwrap();
+        }
+    }
+    assert_eq!(rows_seen, shard.len());
+    eprintln!("{proven} proven positions in {rows_seen}");
+    assert!(proven >= 3, "only {proven} proven positions");
+}
