@@ -326,36 +326,3 @@ pub fn refutations(board: &Board, defender: Color, limits: &Limits) -> Defence {
     }
     Defence::Threat { threat, refutations }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::notation::{format_moves, parse_point};
-
-    fn board(rule: Rule, black: &str, white: &str) -> Board {
-        let mut b = Board::new(15, rule).unwrap();
-        for (list, c) in [(black, Color::Black), (white, Color::White)] {
-            for t in list.split_whitespace() {
-                b.place(parse_point(t, 15).unwrap(), c);
-            }
-        }
-        b
-    }
-
-    fn solve(b: &Board, c: Color) -> Vcf {
-        vcf(b, c, &Limits::nodes(1_000_000))
-    }
-
-    fn line_of(v: &Vcf) -> String {
-        match v {
-            Vcf::Win { line } => format_moves(line),
-            other => panic!("expected a win, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn an_open_five_point_wins_at_once() {
-        let b = board(Rule::Renju, "d8 e8 f8 g8", "a1 a2 a3 a4");
-        assert_eq!(line_of(&solve(&b, Color::Black)), "c8");
-    }
-}

@@ -2,24 +2,16 @@
 //! listed in `renju_rules::vcf`). Every `win` line is also replayed by the simple reference
 //! checker `reference::check_vcf_line`.
 
-use renju_rules::notation::{format_moves, parse_point};
+use renju_rules::notation::format_moves;
 use renju_rules::vcf::{line_wins, refutations, vcf, Defence, Limits, Vcf};
 use renju_rules::{reference, Board, Color, ForbiddenKind, Rule, Verdict};
 
-fn board(rule: Rule, black: &str, white: &str) -> Board {
-    let mut b = Board::new(15, rule).unwrap();
-    for (list, c) in [(black, Color::Black), (white, Color::White)] {
-        for t in list.split_whitespace() {
-            let p = parse_point(t, 15).unwrap();
-            assert!(b.get(p).is_none(), "{t} twice");
-            b.place(p, c);
-        }
-    }
-    b
-}
+mod common;
+use common::{pt, stones};
 
-fn pt(t: &str) -> renju_rules::Point {
-    parse_point(t, 15).unwrap()
+/// A 15x15 board under `rule` with the black, then the white stones (notation lists).
+fn board(rule: Rule, black: &str, white: &str) -> Board {
+    Board::with_stones(15, rule, &stones(black, white, 15)).unwrap()
 }
 
 /// The solver's verdict with a generous budget; a win's line must pass the reference checker.
@@ -38,6 +30,13 @@ fn line_of(v: &Vcf) -> String {
         Vcf::Win { line } => format_moves(line),
         other => panic!("expected a win, got {other:?}"),
     }
+}
+
+#[test]
+fn an_open_five_point_wins_at_once() {
+    // d8 e8 f8 g8 has two five points; the line is the first in index order.
+    let b = board(Rule::Renju, "d8 e8 f8 g8", "a1 a2 a3 a4");
+    assert_eq!(line_of(&solve(&b, Color::Black)), "c8");
 }
 
 // A Black VCF of four fours (renju): the columns k, l, n each hold three black stones capped by a
