@@ -3,6 +3,7 @@
 //! - [`action`]: the fixed action space (DESIGN.md) and legality masks.
 //! - [`encode`]: the versioned position encoder (planes + globals).
 //! - [`eval`]: the batched [`eval::Evaluator`] trait, uniform and heuristic evaluators.
+//! - [`linepattern`]: the line-pattern (NNUE-style) network: pattern encoding, table file, table evaluator.
 //! - [`record`]: self-play shards (npz) writer and validating reader.
 //! - [`gamestats`]: statistics of finished games (length, Black's score, swaps, offers, resignations).
 //! - [`walker`]: position trackers for the search (place/undo on one board in plain play).
@@ -15,6 +16,7 @@
 pub mod action;
 pub mod encode;
 pub mod eval;
+pub mod linepattern;
 pub mod record;
 pub mod gamestats;
 pub mod mcts;

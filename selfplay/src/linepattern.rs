@@ -1,0 +1,878 @@
+//! The line-pattern (NNUE-style) policy-value network, torch-free half: the pattern encoding, the
+//! exported table file and the table evaluator [`LinePatternEvaluator`]. The trainer
+//! (`renju_trainer::linenet`) learns the mapping with 1-D convolutions and writes the table.
+//!
+//! Design (after Rapfi's "mix" networks, dhbloo/rapfi `Rapfi/eval/mix9nnue.*`; the code is our
+//! own): for every empty point `p` and each of the 4 directions `d` of [`DIRS`], the 10 cells
+//! `p + k*d`, `k = ±1..=±5` (the centre is left out: it is empty), seen from the deciding player,
+//! form a *line pattern*; a learned mapping shared by all points and directions turns it into a
+//! feature vector of `F` channels. The colour the deciding player holds selects one of two
+//! mappings (renju is asymmetric). The 4 vectors are summed, per-point inputs a line cannot see
+//! are added through embeddings, and a cheap head follows (see [`LinePatternEvaluator`]).
+//!
+//! # Pattern encoding (the contract with the trainer)
+//! Cell states: [`cell::EMPTY`] 0, [`cell::OWN`] 1, [`cell::OPP`] 2 (from the deciding player's
+//! view) and [`cell::WALL`] (off the board). Off-board cells are not a fourth free state: along a
+//! line, once a side leaves the board it stays off, so a side of 5 cells is "`k` on-board cells of
+//! 3 states, then wall" for some `k` in `0..=5`, and its code is
+//! `side_code = (3^k - 1) / 2 + sum_{j<k} state_j * 3^j` (`j = 0` nearest to the centre), one of
+//! `1 + 3 + 9 + 27 + 81 + 243 = 364` ([`SIDE_CODES`]) values. This is lossless (a wall never
+//! looks like a stone of either colour) and needs `364^2 = 132,496` raw patterns
+//! ([`RAW_PATTERNS`]) instead of `4^10 ≈ 1 M`. The raw index is `neg * 364 + pos` where `neg` is
+//! the side towards `-d`. The mapping is mirror-symmetric (the trainer sums the convolution stack
+//! over both orientations of the line), so a pattern and its mirror (`neg` and `pos` swapped) share
+//! one table row: `364 * 365 / 2 = 66,430` canonical patterns ([`CANONICAL_PATTERNS`]), numbered in
+//! increasing raw index over the raw indices with `neg <= pos`. At `F = 32` in f32 the table is
+//! 8.5 MB per colour.
+
+use crate::action::action_space_size;
+use crate::encode::{global, plane, ENCODER_VERSION, NUM_GLOBALS, NUM_PLANES};
+use crate::eval::{check_inputs, EvalOutput, Evaluator};
+use anyhow::{bail, ensure, Context, Result};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+/// Cells on each side of the centre.
+pub const HALF: usize = 5;
+/// Cells of a pattern: both sides, the centre left out.
+pub const PATTERN_CELLS: usize = 2 * HALF;
+/// Codes of one side (see the module docs): `sum_{k=0..=5} 3^k`.
+pub const SIDE_CODES: usize = 364;
+/// Raw patterns `SIDE_CODES^2`.
+pub const RAW_PATTERNS: usize = SIDE_CODES * SIDE_CODES;
+/// Canonical patterns (a pattern and its mirror count once): `364 * 365 / 2`.
+pub const CANONICAL_PATTERNS: usize = SIDE_CODES * (SIDE_CODES + 1) / 2;
+/// Line directions `(dx, dy)`: horizontal, vertical, diagonal, anti-diagonal.
+pub const DIRS: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
+/// Per-point inputs a line cannot see, in this order: own stone, opponent stone, Black's
+/// forbidden point, pending offer, the last three stones placed (encoder planes 2..=6).
+pub const POINT_INPUTS: usize = 7;
+/// Value of the table file's `format` metadata.
+pub const TABLE_FORMAT: &str = "renju-zero-linepattern-table";
+/// Version of the table file layout (tensor names and shapes below); checked on load.
+pub const TABLE_VERSION: u32 = 1;
+/// File name of the table inside a published generation.
+pub const TABLE_FILE: &str = "linepattern.safetensors";
+
+/// Cell states of a line pattern.
+pub mod cell {
+    pub const EMPTY: u8 = 0;
+    pub const OWN: u8 = 1;
+    pub const OPP: u8 = 2;
+    pub const WALL: u8 = 3;
+}
+
+const POW3: [u32; 6] = [1, 3, 9, 27, 81, 243];
+
+/// Code of one side, `cells` nearest first (module docs). Errors when a state is not 0..=3 or an
+/// on-board cell follows a wall.
+pub fn side_code(cells: &[u8; HALF]) -> Result<u32> {
+    let k = cells.iter().position(|&c| c == cell::WALL).unwrap_or(HALF);
+    ensure!(cells[k..].iter().all(|&c| c == cell::WALL), "side {cells:?}: an on-board cell after a wall");
+    let mut code = (POW3[k] - 1) / 2;
+    for (j, &c) in cells[..k].iter().enumerate() {
+        ensure!(c <= cell::OPP, "side {cells:?}: cell state {c} is not 0..=3");
+        code += c as u32 * POW3[j];
+    }
+    Ok(code)
+}
+
+/// The cells of side code `code` (inverse of [`side_code`]); `code < SIDE_CODES`.
+pub fn side_cells(code: u32) -> [u8; HALF] {
+    assert!((code as usize) < SIDE_CODES, "side code {code} out of range");
+    let mut k = 0;
+    while k < HALF && code >= (POW3[k + 1] - 1) / 2 {
+        k += 1;
+    }
+    let mut rest = code - (POW3[k] - 1) / 2;
+    let mut out = [cell::WALL; HALF];
+    for c in out.iter_mut().take(k) {
+        *c = (rest % 3) as u8;
+        rest /= 3;
+    }
+    out
+}
+
+/// The pattern tables shared by every evaluator: raw index -> canonical id, and canonical id ->
+/// its representative raw index (the one with `neg <= pos`).
+pub struct Canonical {
+    /// `[RAW_PATTERNS]`.
+    pub of_raw: Vec<u32>,
+    /// `[CANONICAL_PATTERNS]`.
+    pub raw_of: Vec<u32>,
+}
+
+/// The canonicalisation tables (built once per process, 0.8 MB).
+pub fn canonical() -> &'static Canonical {
+    static C: OnceLock<Canonical> = OnceLock::new();
+    C.get_or_init(|| {
+        let mut of_raw = vec![u32::MAX; RAW_PATTERNS];
+        let mut raw_of = Vec::with_capacity(CANONICAL_PATTERNS);
+        for neg in 0..SIDE_CODES {
+            for pos in neg..SIDE_CODES {
+                let id = raw_of.len() as u32;
+                raw_of.push((neg * SIDE_CODES + pos) as u32);
+                of_raw[neg * SIDE_CODES + pos] = id;
+                of_raw[pos * SIDE_CODES + neg] = id;
+            }
+        }
+        Canonical { of_raw, raw_of }
+    })
+}
+
+/// The 11 cells (offsets `-5..=5` along the line, index 5 the empty centre) of canonical pattern
+/// `id`, as the trainer feeds them to its convolution stack when it writes the table.
+pub fn pattern_line(id: usize) -> [u8; 2 * HALF + 1] {
+    let raw = canonical().raw_of[id] as usize;
+    let (neg, pos) = (side_cells((raw / SIDE_CODES) as u32), side_cells((raw % SIDE_CODES) as u32));
+    let mut line = [cell::EMPTY; 2 * HALF + 1];
+    for j in 0..HALF {
+        line[HALF - 1 - j] = neg[j];
+        line[HALF + 1 + j] = pos[j];
+    }
+    line
+}
+
+/// Raw pattern index at point `(x, y)` in direction `d` of a board of side `size` whose cells
+/// (`y * size + x`) hold 0 empty, 1 own, 2 opponent: the definition, walked cell by cell (the
+/// reference for [`LineGeometry`]).
+pub fn raw_index_direct(cells: &[u8], size: usize, x: usize, y: usize, d: usize) -> u32 {
+    let (dx, dy) = DIRS[d];
+    let side = |s: i32| {
+        let mut c = [cell::WALL; HALF];
+        for (j, v) in c.iter_mut().enumerate() {
+            let (cx, cy) = (x as i32 + s * dx * (j as i32 + 1), y as i32 + s * dy * (j as i32 + 1));
+            if cx < 0 || cy < 0 || cx >= size as i32 || cy >= size as i32 {
+                break;
+            }
+            *v = cells[cy as usize * size + cx as usize];
+        }
+        side_code(&c).expect("cells hold 0..=2")
+    };
+    side(-1) * SIDE_CODES as u32 + side(1)
+}
+
+/// Precomputed geometry of a board side: the raw index of every (point, direction) slot of the
+/// empty board, and for every point the slots whose pattern it is in, with the weight its state
+/// adds (`3^(k-1)`, times 364 on the `-d` side). A stone of state `s` at `q` adds `s * weight` to
+/// each of its (at most 40) slots. Slot of point `p`, direction `d`: `p * 4 + d`.
+pub struct LineGeometry {
+    size: usize,
+    base: Vec<u32>,
+    start: Vec<u32>,
+    touch: Vec<(u32, u32)>,
+}
+
+impl LineGeometry {
+    /// The geometry of side `size`.
+    pub fn new(size: usize) -> LineGeometry {
+        let pp = size * size;
+        let on = |x: i32, y: i32| x >= 0 && y >= 0 && x < size as i32 && y < size as i32;
+        let mut base = vec![0u32; pp * 4];
+        for p in 0..pp {
+            let (x, y) = ((p % size) as i32, (p / size) as i32);
+            for (d, &(dx, dy)) in DIRS.iter().enumerate() {
+                let k = |s: i32| (1..=HALF as i32).take_while(|&j| on(x + s * j * dx, y + s * j * dy)).count();
+                base[p * 4 + d] = (POW3[k(-1)] - 1) / 2 * SIDE_CODES as u32 + (POW3[k(1)] - 1) / 2;
+            }
+        }
+        let mut start = Vec::with_capacity(pp + 1);
+        let mut touch = Vec::new();
+        for q in 0..pp {
+            start.push(touch.len() as u32);
+            let (qx, qy) = ((q % size) as i32, (q / size) as i32);
+            for (d, &(dx, dy)) in DIRS.iter().enumerate() {
+                for j in 1..=HALF as i32 {
+                    for s in [-1i32, 1] {
+                        // q = p + s * j * d, so p = q - s * j * d and q lies on p's side s.
+                        let (px, py) = (qx - s * j * dx, qy - s * j * dy);
+                        if on(px, py) {
+                            let w = POW3[j as usize - 1] * if s < 0 { SIDE_CODES as u32 } else { 1 };
+                            touch.push(((py as usize * size + px as usize) as u32 * 4 + d as u32, w));
+                        }
+                    }
+                }
+            }
+        }
+        start.push(touch.len() as u32);
+        LineGeometry { size, base, start, touch }
+    }
+
+    /// Board side.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// The (slot, weight) pairs of point `q`.
+    #[inline]
+    pub fn touched(&self, q: usize) -> &[(u32, u32)] {
+        &self.touch[self.start[q] as usize..self.start[q + 1] as usize]
+    }
+
+    /// Raw indices `[S*S*4]` of a board given as cells (0 empty, 1 own, 2 opponent), from
+    /// scratch: the empty-board indices plus each stone's contributions.
+    pub fn raw_indices(&self, cells: &[u8], out: &mut Vec<u32>) {
+        out.clear();
+        out.extend_from_slice(&self.base);
+        for (q, &c) in cells.iter().enumerate() {
+            if c != cell::EMPTY {
+                for &(slot, w) in self.touched(q) {
+                    out[slot as usize] += c as u32 * w;
+                }
+            }
+        }
+    }
+}
+
+/// Raw pattern indices of a board kept up to date stone by stone (place / undo), from both
+/// colours' views (view 0: Black's stones are own; view 1: White's are). Each placement touches at
+/// most 40 slots per view.
+pub struct PatternIndex {
+    geometry: Arc<LineGeometry>,
+    raw: [Vec<u32>; 2],
+}
+
+impl PatternIndex {
+    /// The indices of the empty board.
+    pub fn new(geometry: Arc<LineGeometry>) -> PatternIndex {
+        let raw = [geometry.base.clone(), geometry.base.clone()];
+        PatternIndex { geometry, raw }
+    }
+
+    fn add(&mut self, q: usize, black: bool, sign: i64) {
+        let (own, opp) = (cell::OWN as i64 * sign, cell::OPP as i64 * sign);
+        let (b, w) = if black { (own, opp) } else { (opp, own) };
+        for &(slot, wt) in self.geometry.touched(q) {
+            let s = slot as usize;
+            self.raw[0][s] = (self.raw[0][s] as i64 + b * wt as i64) as u32;
+            self.raw[1][s] = (self.raw[1][s] as i64 + w * wt as i64) as u32;
+        }
+    }
+
+    /// A stone of colour `black` (true) or white on the empty point `q` (index `y * S + x`).
+    pub fn place(&mut self, q: usize, black: bool) {
+        self.add(q, black, 1);
+    }
+
+    /// Removes the stone `place(q, black)` put there.
+    pub fn undo(&mut self, q: usize, black: bool) {
+        self.add(q, black, -1);
+    }
+
+    /// The raw indices `[S*S*4]` from the view of the player holding Black (`true`) or White.
+    pub fn raw(&self, black_view: bool) -> &[u32] {
+        &self.raw[if black_view { 0 } else { 1 }]
+    }
+}
+
+/// How the net reads own and opponent stones and the deciding player's colour from the encoder
+/// output: the one place that depends on the encoder version (the trainer's tch net uses it too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoneView {
+    /// Black and white planes; a global says whether the decider holds Black (encoder v1).
+    Absolute { black: usize, white: usize, decider_is_black: usize },
+    /// Own and opponent planes; a plane of ones when the decider holds Black.
+    Relative { own: usize, opp: usize, colour_plane: usize },
+}
+
+impl StoneView {
+    /// The view of encoder version `version`. Errors on a version this build does not know.
+    pub fn of_encoder(version: u32) -> Result<StoneView> {
+        match version {
+            1 => Ok(StoneView::Absolute {
+                black: plane::BLACK,
+                white: plane::WHITE,
+                decider_is_black: global::DECIDER_IS_BLACK,
+            }),
+            v => bail!("the line-pattern net does not know encoder version {v} (this build encodes version {ENCODER_VERSION})"),
+        }
+    }
+
+    /// `(own plane, opponent plane, decider holds Black)` of one encoded position
+    /// (`planes: [C, S, S]`, `globals: [G]`).
+    pub fn read(&self, planes: &[f32], globals: &[f32], pp: usize) -> (usize, usize, bool) {
+        match *self {
+            StoneView::Absolute { black, white, decider_is_black } => {
+                if globals[decider_is_black] > 0.5 {
+                    (black, white, true)
+                } else {
+                    (white, black, false)
+                }
+            }
+            StoneView::Relative { own, opp, colour_plane } => (own, opp, planes[colour_plane * pp] > 0.5),
+        }
+    }
+}
+
+/// The exported network: the table and the head's weights, f32, in the shapes the trainer
+/// writes (`F` = [`Self::features`], `H` = [`Self::value_hidden`], `R` = protocol actions
+/// `A - S*S`, `G` = `NUM_GLOBALS`). Linear weights are `[out, in]` row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinePatternWeights {
+    /// Feature channels `F`.
+    pub features: usize,
+    /// Hidden width `H` of the value MLP.
+    pub value_hidden: usize,
+    /// Board side `S`.
+    pub board_size: usize,
+    /// Encoder version the net reads.
+    pub encoder_version: u32,
+    /// `[2, CANONICAL_PATTERNS, F]`: row `[c][id]` is the line feature of canonical pattern `id`
+    /// when the deciding player holds Black (`c = 0`) or White (`c = 1`).
+    pub table: Vec<f32>,
+    /// `[POINT_INPUTS, F]` embeddings of the per-point inputs.
+    pub point_embed: Vec<f32>,
+    /// `[G, F]` (transposed linear) and `[F]`: the globals' per-channel bias, added at every point.
+    pub global_w: Vec<f32>,
+    pub global_b: Vec<f32>,
+    /// `[9, F]` depthwise 3x3 kernel (tap `(dy + 1) * 3 + (dx + 1)`) and `[F]` bias.
+    pub dw_w: Vec<f32>,
+    pub dw_b: Vec<f32>,
+    /// `[F]` and `[1]`: placement logit of a point.
+    pub policy_w: Vec<f32>,
+    pub policy_b: Vec<f32>,
+    /// `[R, 2F]`, `[R]`: protocol-action logits from the pooled vector (mean then max).
+    pub protocol_w: Vec<f32>,
+    pub protocol_b: Vec<f32>,
+    /// `[H, 2F]`, `[H]`, `[3, H]`, `[3]`: the value MLP (win, draw, loss logits).
+    pub value_w1: Vec<f32>,
+    pub value_b1: Vec<f32>,
+    pub value_w2: Vec<f32>,
+    pub value_b2: Vec<f32>,
+}
+
+impl LinePatternWeights {
+    /// Protocol actions `R = A - S*S`.
+    pub fn protocol_actions(&self) -> usize {
+        action_space_size(self.board_size) - self.board_size * self.board_size
+    }
+
+    /// `(name, tensor data, shape)` of every tensor, in file order.
+    fn tensors(&self) -> Vec<(&'static str, &Vec<f32>, Vec<usize>)> {
+        let (f, h, r) = (self.features, self.value_hidden, self.protocol_actions());
+        vec![
+            ("table", &self.table, vec![2, CANONICAL_PATTERNS, f]),
+            ("point_embed", &self.point_embed, vec![POINT_INPUTS, f]),
+            ("global_w", &self.global_w, vec![NUM_GLOBALS, f]),
+            ("global_b", &self.global_b, vec![f]),
+            ("dw_w", &self.dw_w, vec![9, f]),
+            ("dw_b", &self.dw_b, vec![f]),
+            ("policy_w", &self.policy_w, vec![f]),
+            ("policy_b", &self.policy_b, vec![1]),
+            ("protocol_w", &self.protocol_w, vec![r, 2 * f]),
+            ("protocol_b", &self.protocol_b, vec![r]),
+            ("value_w1", &self.value_w1, vec![h, 2 * f]),
+            ("value_b1", &self.value_b1, vec![h]),
+            ("value_w2", &self.value_w2, vec![3, h]),
+            ("value_b2", &self.value_b2, vec![3]),
+        ]
+    }
+
+    /// Checks every tensor has its shape; the error names the tensor.
+    pub fn validate(&self) -> Result<()> {
+        ensure!(self.features >= 1 && self.value_hidden >= 1, "line-pattern net: features and value_hidden must be >= 1");
+        for (name, data, shape) in self.tensors() {
+            let n: usize = shape.iter().product();
+            ensure!(data.len() == n, "line-pattern tensor '{name}' has {} values, expected {shape:?} = {n}", data.len());
+        }
+        Ok(())
+    }
+
+    /// SHA-256 (hex) over every tensor's little-endian bytes in file order: the checksum stored
+    /// in the table file's metadata and in the generation's `config.json`.
+    pub fn checksum(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        for (name, data, _) in self.tensors() {
+            h.update(name.as_bytes());
+            for v in data {
+                h.update(v.to_le_bytes());
+            }
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The table file's bytes (safetensors; metadata: format, version, features, value_hidden,
+    /// board_size, encoder_version, checksum).
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        self.validate()?;
+        let bytes: Vec<(&'static str, Vec<u8>, Vec<usize>)> = self
+            .tensors()
+            .into_iter()
+            .map(|(n, d, s)| (n, d.iter().flat_map(|v| v.to_le_bytes()).collect(), s))
+            .collect();
+        let views = bytes
+            .iter()
+            .map(|(n, b, s)| Ok((*n, safetensors::tensor::TensorView::new(safetensors::Dtype::F32, s.clone(), b)?)))
+            .collect::<Result<Vec<_>, safetensors::SafeTensorError>>()
+            .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        let meta: HashMap<String, String> = [
+            ("format", TABLE_FORMAT.to_string()),
+            ("version", TABLE_VERSION.to_string()),
+            ("features", self.features.to_string()),
+            ("value_hidden", self.value_hidden.to_string()),
+            ("board_size", self.board_size.to_string()),
+            ("encoder_version", self.encoder_version.to_string()),
+            ("checksum", self.checksum()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        safetensors::serialize(views, &Some(meta)).map_err(|e| anyhow::anyhow!("serialising the line-pattern table: {e:?}"))
+    }
+
+    /// Parses a table file's bytes, checking format, version, shapes and checksum; errors start
+    /// with `what` (the file name).
+    pub fn from_bytes(bytes: &[u8], what: &str) -> Result<LinePatternWeights> {
+        let st = safetensors::SafeTensors::deserialize(bytes)
+            .map_err(|e| anyhow::anyhow!("{what}: not a readable safetensors file ({e:?})"))?;
+        let (_, md) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| anyhow::anyhow!("{what}: {e:?}"))?;
+        let meta = md.metadata().clone().unwrap_or_default();
+        let get = |k: &str| meta.get(k).with_context(|| format!("{what}: metadata '{k}' missing"));
+        let num = |k: &str| -> Result<usize> { get(k)?.parse().with_context(|| format!("{what}: metadata '{k}' is not a number")) };
+        ensure!(get("format")? == TABLE_FORMAT, "{what}: format '{}' is not {TABLE_FORMAT}", get("format")?);
+        ensure!(num("version")? == TABLE_VERSION as usize, "{what}: table version {} but this build reads version {TABLE_VERSION}", num("version")?);
+        let mut w = LinePatternWeights {
+            features: num("features")?,
+            value_hidden: num("value_hidden")?,
+            board_size: num("board_size")?,
+            encoder_version: num("encoder_version")? as u32,
+            table: vec![],
+            point_embed: vec![],
+            global_w: vec![],
+            global_b: vec![],
+            dw_w: vec![],
+            dw_b: vec![],
+            policy_w: vec![],
+            policy_b: vec![],
+            protocol_w: vec![],
+            protocol_b: vec![],
+            value_w1: vec![],
+            value_b1: vec![],
+            value_w2: vec![],
+            value_b2: vec![],
+        };
+        ensure!((5..=32).contains(&w.board_size), "{what}: board_size {} out of range", w.board_size);
+        let read = |name: &str| -> Result<Vec<f32>> {
+            let t = st.tensor(name).map_err(|e| anyhow::anyhow!("{what}: tensor '{name}' missing ({e:?})"))?;
+            ensure!(t.dtype() == safetensors::Dtype::F32, "{what}: tensor '{name}' is not f32");
+            Ok(t.data().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+        };
+        w.table = read("table")?;
+        w.point_embed = read("point_embed")?;
+        w.global_w = read("global_w")?;
+        w.global_b = read("global_b")?;
+        w.dw_w = read("dw_w")?;
+        w.dw_b = read("dw_b")?;
+        w.policy_w = read("policy_w")?;
+        w.policy_b = read("policy_b")?;
+        w.protocol_w = read("protocol_w")?;
+        w.protocol_b = read("protocol_b")?;
+        w.value_w1 = read("value_w1")?;
+        w.value_b1 = read("value_b1")?;
+        w.value_w2 = read("value_w2")?;
+        w.value_b2 = read("value_b2")?;
+        w.validate().with_context(|| what.to_string())?;
+        let sum = w.checksum();
+        ensure!(get("checksum")? == &sum, "{what}: checksum mismatch (file says {}, contents give {sum}): the table is corrupt", get("checksum")?);
+        Ok(w)
+    }
+
+    /// Reads and checks a table file.
+    pub fn read(path: &Path) -> Result<LinePatternWeights> {
+        let bytes = std::fs::read(path).with_context(|| format!("missing or unreadable line-pattern table {}", path.display()))?;
+        LinePatternWeights::from_bytes(&bytes, &path.display().to_string())
+    }
+}
+
+/// A loaded line-pattern network: weights plus the board geometry, shared (`Arc`) by the
+/// evaluators of every thread.
+pub struct LinePatternNet {
+    w: LinePatternWeights,
+    view: StoneView,
+    geometry: Arc<LineGeometry>,
+}
+
+impl LinePatternNet {
+    /// Checks the weights against this build (encoder version) and precomputes the geometry.
+    pub fn new(w: LinePatternWeights) -> Result<Arc<LinePatternNet>> {
+        w.validate()?;
+        ensure!(
+            w.encoder_version == ENCODER_VERSION,
+            "the line-pattern table was made for encoder version {}, this build encodes version {ENCODER_VERSION}",
+            w.encoder_version
+        );
+        let view = StoneView::of_encoder(w.encoder_version)?;
+        let geometry = Arc::new(LineGeometry::new(w.board_size));
+        Ok(Arc::new(LinePatternNet { w, view, geometry }))
+    }
+
+    /// The weights.
+    pub fn weights(&self) -> &LinePatternWeights {
+        &self.w
+    }
+
+    /// A fresh evaluator (own scratch buffers) over this network.
+    pub fn evaluator(self: &Arc<Self>) -> LinePatternEvaluator {
+        LinePatternEvaluator { net: self.clone(), scratch: Scratch::default() }
+    }
+}
+
+#[derive(Default)]
+struct Scratch {
+    cells: Vec<u8>,
+    raw: Vec<u32>,
+    act: Vec<f32>,
+    out: Vec<f32>,
+    gbias: Vec<f32>,
+}
+
+/// The table evaluator: the same outputs as the tch `LineNet` from table lookups. Per position
+/// (`S*S` points `p`, `F` channels, all loops over `F` contiguous):
+/// 1. `h[p] = empty(p) * sum_d table[c][canon(raw(p, d))] + sum_k input_k(p) * point_embed[k]
+///    + global_w^T globals + global_b`, `a = relu(h)`;
+/// 2. `o[p] = a[p] + relu(dw_b + sum_taps dw_w[t] * a[p + t])` (depthwise 3x3, zero outside);
+/// 3. placement logit `policy_w . o[p] + policy_b`; pooled `[mean_p o, max_p o]` (`2F`) gives the
+///    protocol logits (linear) and the value (linear, relu, linear to W/D/L logits, softmax).
+///
+/// Pattern indices are recomputed per position from the planes (chosen by measurement, see
+/// `docs/bench-selfplay.md`: building them costs a few percent of an evaluation).
+pub struct LinePatternEvaluator {
+    net: Arc<LinePatternNet>,
+    scratch: Scratch,
+}
+
+impl LinePatternEvaluator {
+    /// Evaluates one position into `logits` (`[A]`) and `wdl` (`[3]`).
+    fn one(&mut self, planes: &[f32], globals: &[f32], logits: &mut [f32], wdl: &mut [f32]) {
+        let net = &*self.net;
+        let w = &net.w;
+        let (s, f) = (w.board_size, w.features);
+        let pp = s * s;
+        let sc = &mut self.scratch;
+        let (own, opp, black) = net.view.read(planes, globals, pp);
+        sc.cells.clear();
+        sc.cells.extend((0..pp).map(|p| {
+            if planes[own * pp + p] > 0.5 {
+                cell::OWN
+            } else if planes[opp * pp + p] > 0.5 {
+                cell::OPP
+            } else {
+                cell::EMPTY
+            }
+        }));
+        net.geometry.raw_indices(&sc.cells, &mut sc.raw);
+        // Per-position bias: globals.
+        sc.gbias.clear();
+        sc.gbias.extend_from_slice(&w.global_b);
+        for (g, &v) in globals.iter().enumerate() {
+            if v != 0.0 {
+                let row = &w.global_w[g * f..(g + 1) * f];
+                for (b, &r) in sc.gbias.iter_mut().zip(row) {
+                    *b += v * r;
+                }
+            }
+        }
+        let table = &w.table[if black { 0 } else { CANONICAL_PATTERNS * f }..];
+        let canon = &canonical().of_raw;
+        let extra = [plane::FORBIDDEN, plane::OFFERS, plane::LAST1, plane::LAST2, plane::LAST3];
+        sc.act.resize(pp * f, 0.0);
+        for p in 0..pp {
+            let h = &mut sc.act[p * f..(p + 1) * f];
+            h.copy_from_slice(&sc.gbias);
+            let c = sc.cells[p];
+            if c == cell::EMPTY {
+                for d in 0..4 {
+                    let id = canon[sc.raw[p * 4 + d] as usize] as usize;
+                    let row = &table[id * f..(id + 1) * f];
+                    for (x, &r) in h.iter_mut().zip(row) {
+                        *x += r;
+                    }
+                }
+            } else {
+                let k = (c - 1) as usize; // own 0, opponent 1
+                for (x, &e) in h.iter_mut().zip(&w.point_embed[k * f..(k + 1) * f]) {
+                    *x += e;
+                }
+            }
+            for (k, &pl) in extra.iter().enumerate() {
+                if planes[pl * pp + p] > 0.5 {
+                    for (x, &e) in h.iter_mut().zip(&w.point_embed[(k + 2) * f..(k + 3) * f]) {
+                        *x += e;
+                    }
+                }
+            }
+            for x in h.iter_mut() {
+                *x = x.max(0.0);
+            }
+        }
+        // Depthwise 3x3 with a residual.
+        sc.out.resize(pp * f, 0.0);
+        let mut pooled = vec![0.0f32; 2 * f];
+        pooled[f..].fill(f32::NEG_INFINITY);
+        let pb = w.policy_b[0];
+        for y in 0..s {
+            for x in 0..s {
+                let p = y * s + x;
+                let o = &mut sc.out[p * f..(p + 1) * f];
+                o.copy_from_slice(&w.dw_b);
+                for dy in -1i32..=1 {
+                    let yy = y as i32 + dy;
+                    if yy < 0 || yy >= s as i32 {
+                        continue;
+                    }
+                    for dx in -1i32..=1 {
+                        let xx = x as i32 + dx;
+                        if xx < 0 || xx >= s as i32 {
+                            continue;
+                        }
+                        let t = ((dy + 1) * 3 + dx + 1) as usize;
+                        let q = yy as usize * s + xx as usize;
+                        let a = &sc.act[q * f..(q + 1) * f];
+                        for ((v, &k), &av) in o.iter_mut().zip(&w.dw_w[t * f..(t + 1) * f]).zip(a) {
+                            *v += k * av;
+                        }
+                    }
+                }
+                let a = &sc.act[p * f..(p + 1) * f];
+                let mut logit = pb;
+                for j in 0..f {
+                    let v = a[j] + o[j].max(0.0);
+                    o[j] = v;
+                    logit += v * w.policy_w[j];
+                    pooled[j] += v;
+                    pooled[f + j] = pooled[f + j].max(v);
+                }
+                logits[p] = logit;
+            }
+        }
+        for v in &mut pooled[..f] {
+            *v /= pp as f32;
+        }
+        let r = w.protocol_actions();
+        for i in 0..r {
+            logits[pp + i] = w.protocol_b[i] + dot(&w.protocol_w[i * 2 * f..(i + 1) * 2 * f], &pooled);
+        }
+        let h = w.value_hidden;
+        let hidden: Vec<f32> =
+            (0..h).map(|i| (w.value_b1[i] + dot(&w.value_w1[i * 2 * f..(i + 1) * 2 * f], &pooled)).max(0.0)).collect();
+        let v: Vec<f32> = (0..3).map(|i| w.value_b2[i] + dot(&w.value_w2[i * h..(i + 1) * h], &hidden)).collect();
+        let m = v.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+        let e: Vec<f32> = v.iter().map(|x| (x - m).exp()).collect();
+        let z: f32 = e.iter().sum();
+        for i in 0..3 {
+            wdl[i] = e[i] / z;
+        }
+    }
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+impl Evaluator for LinePatternEvaluator {
+    fn evaluate(&mut self, planes: &[f32], globals: &[f32], n: usize) -> Result<EvalOutput> {
+        let s = self.net.w.board_size;
+        check_inputs(planes, globals, n, s)?;
+        let a = action_space_size(s);
+        let pl = NUM_PLANES * s * s;
+        let mut out = EvalOutput { policy_logits: vec![0.0; n * a], wdl: vec![0.0; n * 3] };
+        for i in 0..n {
+            let (lg, wd) = (&mut out.policy_logits[i * a..(i + 1) * a], &mut out.wdl[i * 3..(i + 1) * 3]);
+            self.one(&planes[i * pl..(i + 1) * pl], &globals[i * NUM_GLOBALS..(i + 1) * NUM_GLOBALS], lg, wd);
+        }
+        Ok(out)
+    }
+
+    fn board_size(&self) -> usize {
+        self.net.w.board_size
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use std::collections::HashSet;
+
+    #[test]
+    fn side_codes_round_trip_and_count() {
+        let mut seen = HashSet::new();
+        for code in 0..SIDE_CODES as u32 {
+            let c = side_cells(code);
+            assert_eq!(side_code(&c).unwrap(), code);
+            seen.insert(c);
+        }
+        assert_eq!(seen.len(), 364);
+        assert!(side_code(&[cell::WALL, cell::OWN, cell::WALL, cell::WALL, cell::WALL]).is_err());
+        // Written down: 5 on-board cells, own stones at j = 0 and j = 2 -> (243-1)/2 + 1 + 9 = 131.
+        assert_eq!(side_code(&[1, 0, 1, 0, 0]).unwrap(), 131);
+    }
+
+    /// Enumerates every geometrically possible pattern from the definition (each side: 0..=5
+    /// on-board cells of 3 states then walls), identifies mirrors, and counts.
+    #[test]
+    fn canonical_pattern_count_is_66430() {
+        let mut sides = Vec::new();
+        for k in 0..=HALF {
+            for v in 0..3u32.pow(k as u32) {
+                let mut c = [cell::WALL; HALF];
+                let mut r = v;
+                for x in c.iter_mut().take(k) {
+                    *x = (r % 3) as u8;
+                    r /= 3;
+                }
+                sides.push(c);
+            }
+        }
+        assert_eq!(sides.len(), 364);
+        let mut set = HashSet::new();
+        for a in &sides {
+            for b in &sides {
+                set.insert(if a <= b { (*a, *b) } else { (*b, *a) });
+            }
+        }
+        assert_eq!(set.len(), 66_430);
+        assert_eq!(CANONICAL_PATTERNS, 66_430);
+        let c = canonical();
+        assert_eq!(c.raw_of.len(), 66_430);
+        let ids: HashSet<u32> = c.of_raw.iter().copied().collect();
+        assert_eq!(ids.len(), 66_430);
+        for raw in 0..RAW_PATTERNS {
+            let mirror = (raw % SIDE_CODES) * SIDE_CODES + raw / SIDE_CODES;
+            assert_eq!(c.of_raw[raw], c.of_raw[mirror]);
+            assert_eq!(c.of_raw[c.raw_of[c.of_raw[raw] as usize] as usize], c.of_raw[raw]);
+        }
+        // The line of a canonical pattern reproduces its raw index.
+        let line = pattern_line(1234);
+        let mut neg = [0u8; HALF];
+        let mut pos = [0u8; HALF];
+        for j in 0..HALF {
+            neg[j] = line[HALF - 1 - j];
+            pos[j] = line[HALF + 1 + j];
+        }
+        let raw = side_code(&neg).unwrap() * SIDE_CODES as u32 + side_code(&pos).unwrap();
+        assert_eq!(raw, c.raw_of[1234]);
+    }
+
+    #[test]
+    fn incremental_indices_equal_direct_after_random_place_undo() {
+        for size in [7usize, 15] {
+            let geo = Arc::new(LineGeometry::new(size));
+            let mut idx = PatternIndex::new(geo.clone());
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(size as u64);
+            let mut colour = vec![0u8; size * size]; // 0 empty, 1 black, 2 white
+            let mut stack: Vec<usize> = Vec::new();
+            for step in 0..600 {
+                if !stack.is_empty() && rng.gen_bool(0.35) {
+                    let q = stack.pop().unwrap();
+                    idx.undo(q, colour[q] == 1);
+                    colour[q] = 0;
+                } else {
+                    let empty: Vec<usize> = (0..size * size).filter(|&q| colour[q] == 0).collect();
+                    if empty.is_empty() {
+                        continue;
+                    }
+                    let q = empty[rng.gen_range(0..empty.len())];
+                    let black = rng.gen_bool(0.5);
+                    colour[q] = if black { 1 } else { 2 };
+                    idx.place(q, black);
+                    stack.push(q);
+                }
+                if step % 7 != 0 {
+                    continue;
+                }
+                for black_view in [true, false] {
+                    let cells: Vec<u8> = colour
+                        .iter()
+                        .map(|&c| match (c, black_view) {
+                            (0, _) => 0,
+                            (1, true) | (2, false) => cell::OWN,
+                            _ => cell::OPP,
+                        })
+                        .collect();
+                    let mut scratch = Vec::new();
+                    geo.raw_indices(&cells, &mut scratch);
+                    for p in 0..size * size {
+                        for d in 0..4 {
+                            let want = raw_index_direct(&cells, size, p % size, p / size, d);
+                            assert_eq!(idx.raw(black_view)[p * 4 + d], want, "size {size} step {step} p {p} d {d}");
+                            assert_eq!(scratch[p * 4 + d], want);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn edge_point_pattern_written_down() {
+        // 7x7, point a1 (x 0, y 0), horizontal: the -x side is all wall (code 0), the +x side has
+        // 5 on-board cells; an own stone at b1 (j = 0) and an opponent stone at d1 (j = 2):
+        // 121 + 1 + 2 * 9 = 140.
+        let size = 7;
+        let mut cells = vec![0u8; 49];
+        cells[1] = cell::OWN;
+        cells[3] = cell::OPP;
+        assert_eq!(raw_index_direct(&cells, size, 0, 0, 0), 140);
+        let geo = LineGeometry::new(size);
+        let mut raw = Vec::new();
+        geo.raw_indices(&cells, &mut raw);
+        assert_eq!(raw[0], 140);
+    }
+
+    fn random_weights(size: usize, f: usize, h: usize, seed: u64) -> LinePatternWeights {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut v = |n: usize| (0..n).map(|_| rng.gen_range(-0.5f32..0.5)).collect::<Vec<f32>>();
+        let r = action_space_size(size) - size * size;
+        LinePatternWeights {
+            features: f,
+            value_hidden: h,
+            board_size: size,
+            encoder_version: ENCODER_VERSION,
+            table: v(2 * CANONICAL_PATTERNS * f),
+            point_embed: v(POINT_INPUTS * f),
+            global_w: v(NUM_GLOBALS * f),
+            global_b: v(f),
+            dw_w: v(9 * f),
+            dw_b: v(f),
+            policy_w: v(f),
+            policy_b: v(1),
+            protocol_w: v(r * 2 * f),
+            protocol_b: v(r),
+            value_w1: v(h * 2 * f),
+            value_b1: v(h),
+            value_w2: v(3 * h),
+            value_b2: v(3),
+        }
+    }
+
+    #[test]
+    fn table_file_round_trip_and_corruption_is_caught() {
+        let w = random_weights(9, 4, 5, 3);
+        let bytes = w.to_bytes().unwrap();
+        assert_eq!(LinePatternWeights::from_bytes(&bytes, "t").unwrap(), w);
+        // Flip one byte inside the table data (the last bytes of the file are value_b2's).
+        let mut bad = bytes.clone();
+        let n = bad.len();
+        bad[n - 2] ^= 0x40;
+        let err = LinePatternWeights::from_bytes(&bad, "t.safetensors").unwrap_err().to_string();
+        assert!(err.contains("checksum mismatch"), "{err}");
+    }
+
+    #[test]
+    fn evaluator_outputs_are_well_formed() {
+        let w = random_weights(9, 4, 5, 4);
+        let net = LinePatternNet::new(w).unwrap();
+        let mut ev = net.evaluator();
+        let game = renju_rules::Game::new(9, renju_rules::Rule::Renju, renju_rules::Protocol::Free { centre: false }, None).unwrap();
+        let mut planes = vec![0.0; NUM_PLANES * 81];
+        let mut globals = vec![0.0; NUM_GLOBALS];
+        crate::encode::encode(&game, &mut planes, &mut globals);
+        let out = ev.evaluate(&planes, &globals, 1).unwrap();
+        assert_eq!(out.policy_logits.len(), action_space_size(9));
+        assert!((out.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        assert!(out.policy_logits.iter().all(|x| x.is_finite()));
+    }
+}
