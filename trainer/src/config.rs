@@ -8,7 +8,21 @@ use anyhow::{bail, ensure, Context, Result};
 use renju_rules::Rule;
 use serde::{Deserialize, Serialize};
 
-/// Architecture of the residual tower (see [`crate::net`] for the layers).
+/// Network family of [`NetConfig::kind`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NetKind {
+    /// The KataGo-style residual tower ([`crate::net::ResNet`]). Default.
+    #[default]
+    Resnet,
+    /// The line-pattern (NNUE-style) net ([`crate::linenet::LineNet`]), exported as a table that
+    /// the search evaluates without torch (`renju_selfplay::linepattern`).
+    Linepattern,
+}
+
+/// Architecture: the network family and its sizes (see [`crate::net`] and [`crate::linenet`]
+/// for the layers). The residual keys (`blocks` .. `value_channels`) are ignored by the
+/// line-pattern net, the `line_*` keys by the residual net; `value_hidden` serves both.
 ///
 /// The tower follows KataGo (Wu 2019, "Accelerating Self-Play Learning in Go", §3 and
 /// Appendix A): pre-activation residual blocks, some of which carry a global-pooling bias, and
@@ -16,6 +30,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NetConfig {
+    /// Network family: `resnet` or `linepattern`. Default: resnet.
+    pub kind: NetKind,
     /// Number of residual blocks in the tower. Default (the `quick` preset): 6.
     pub blocks: usize,
     /// Channels of the tower (3x3 convolutions). Default: 64.
@@ -33,6 +49,12 @@ pub struct NetConfig {
     pub value_channels: usize,
     /// Width of the hidden fully connected layer of the value head. Default: 64.
     pub value_hidden: usize,
+    /// linepattern: feature channels `F` of the line mapping (the table row width) and of the
+    /// head. Default: 32 (the table is `2 x 66,430 x F` f32: 17 MB at 32).
+    pub line_features: usize,
+    /// linepattern: channels of the five kernel-3 1-D convolutions along a line (receptive field
+    /// 11 cells). Default: 32.
+    pub line_channels: usize,
 }
 
 impl Default for NetConfig {
@@ -43,16 +65,31 @@ impl Default for NetConfig {
 
 impl NetConfig {
     /// The named presets: `tiny` (tests: 2 blocks x 16), `quick` (CPU: 6 x 64), `standard`
-    /// (GPU: 10 x 128), `large` (20 x 256). Errors on any other name.
+    /// (GPU: 10 x 128), `large` (20 x 256); line-pattern nets `linepattern` (F = 32, 32 line
+    /// channels) and `linepattern-tiny` (tests: F = 8, 8 channels). Errors on any other name.
     pub fn preset(name: &str) -> Result<NetConfig> {
+        let line = |f: usize, c: usize, hidden: usize| NetConfig {
+            kind: NetKind::Linepattern,
+            line_features: f,
+            line_channels: c,
+            value_hidden: hidden,
+            ..NetConfig::preset("quick").expect("quick preset exists")
+        };
         let (blocks, channels, pool, head, hidden) = match name {
+            "linepattern" => return Ok(line(32, 32, 64)),
+            "linepattern-tiny" => return Ok(line(8, 8, 8)),
             "tiny" => (2, 16, 8, 8, 16),
             "quick" => (6, 64, 16, 32, 64),
             "standard" => (10, 128, 32, 32, 128),
             "large" => (20, 256, 64, 48, 256),
-            other => bail!("unknown network preset '{other}' (expected tiny, quick, standard or large)"),
+            other => bail!(
+                "unknown network preset '{other}' (expected tiny, quick, standard, large, linepattern or linepattern-tiny)"
+            ),
         };
         Ok(NetConfig {
+            kind: NetKind::Resnet,
+            line_features: 32,
+            line_channels: 32,
             blocks,
             channels,
             pool_every: 3,
@@ -65,6 +102,12 @@ impl NetConfig {
 
     /// Checks the sizes are usable.
     pub fn validate(&self) -> Result<()> {
+        if self.kind == NetKind::Linepattern {
+            ensure!(self.line_features >= 1, "net.line_features must be >= 1");
+            ensure!(self.line_channels >= 1, "net.line_channels must be >= 1");
+            ensure!(self.value_hidden >= 1, "net.value_hidden must be >= 1");
+            return Ok(());
+        }
         ensure!(self.blocks >= 1, "net.blocks must be >= 1");
         ensure!(self.channels >= 2, "net.channels must be >= 2");
         ensure!(

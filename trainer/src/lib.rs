@@ -1,7 +1,8 @@
 //! `renju-trainer`: the tch policy-value network and everything around training it.
 //!
 //! - [`config`]: [`TrainerConfig`] and the architecture presets ([`NetConfig::preset`]).
-//! - [`net`]: the KataGo-style residual network ([`Net`], [`NetShape`]).
+//! - [`net`]: the KataGo-style residual network ([`net::ResNet`]), [`Net`] over both families, [`NetShape`].
+//! - [`linenet`]: the line-pattern (NNUE-style) network and its table export.
 //! - [`model`]: published model directories, loading with validation, TorchScript export, the
 //!   [`ModelEvaluator`] (the search crate's `Evaluator`).
 //! - [`replay`]: the replay window over self-play shards, symmetry augmentation, the background
@@ -14,6 +15,7 @@
 
 pub mod config;
 pub mod export;
+pub mod linenet;
 pub mod metrics;
 pub mod model;
 pub mod net;
@@ -22,7 +24,7 @@ pub mod replay;
 pub mod rundir;
 pub mod trainer;
 
-pub use config::{NetConfig, OptimizerConfig, TrainerConfig};
+pub use config::{NetConfig, NetKind, OptimizerConfig, TrainerConfig};
 pub use metrics::MetricsSink;
 pub use model::{ModelConfig, ModelEvaluator};
 pub use net::{Net, NetShape};

@@ -20,7 +20,10 @@ use renju_fs::{publish_dir, write_atomic};
 use crate::net::{Net, NetShape};
 use anyhow::{bail, ensure, Context, Result};
 use renju_rules::Rule;
+use crate::config::NetKind;
 use renju_selfplay::encode::{planes_for_version, ENCODER_VERSION};
+use renju_selfplay::linepattern::{LinePatternNet, LinePatternWeights, TABLE_FILE, TABLE_VERSION};
+use std::sync::Arc;
 use renju_selfplay::eval::{check_inputs, EvalOutput, Evaluator};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -67,6 +70,21 @@ pub struct ModelConfig {
     pub trained_samples: u64,
     /// Human-readable description of `model.pt`'s output.
     pub torchscript_output: String,
+    /// Line-pattern nets: the exported table ([`LineTableInfo`]); absent for residual nets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_table: Option<LineTableInfo>,
+}
+
+/// The table file of a line-pattern generation, as recorded in its `config.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineTableInfo {
+    /// File name inside the generation ([`TABLE_FILE`]).
+    pub file: String,
+    /// Table layout version ([`TABLE_VERSION`]).
+    pub version: u32,
+    /// SHA-256 of the tensors (`LinePatternWeights::checksum`), also in the file's metadata.
+    pub checksum: String,
 }
 
 impl ModelConfig {
@@ -88,6 +106,7 @@ impl ModelConfig {
                 "forward(planes f32 [n,{},{s},{s}], globals f32 [n,{}]) -> f32 [n,{}]: columns 0..{} policy logits, then 3 value logits (win, draw, loss)",
                 shape.planes, shape.globals, shape.actions + 3, shape.actions, s = board_size
             ),
+            line_table: None,
         }
     }
 
@@ -211,8 +230,9 @@ pub fn trace_torchscript(net: &Net) -> Result<CModule> {
     Ok(module)
 }
 
-/// Writes the three files of a model directory into `dir` (which must exist): weights, config,
-/// TorchScript. `vs`/`net` may live on any device; a CPU f32 copy is traced.
+/// Writes the files of a model directory into `dir` (which must exist): weights, config,
+/// TorchScript, and for a line-pattern net its table ([`TABLE_FILE`], recorded with its version
+/// and checksum in `config.json`). `vs`/`net` may live on any device; a CPU f32 copy is traced.
 pub fn write_model_files(dir: &Path, vs: &nn::VarStore, config: &ModelConfig) -> Result<()> {
     let mut cpu = nn::VarStore::new(Device::Cpu);
     let cpu_net = Net::new(&cpu.root(), &config.net, config.shape)?;
@@ -221,12 +241,65 @@ pub fn write_model_files(dir: &Path, vs: &nn::VarStore, config: &ModelConfig) ->
     cpu.freeze(); // tracing embeds the weights as constants, which must not require grad
     let weights = dir.join(WEIGHTS_FILE);
     cpu.save(&weights).with_context(|| format!("writing {}", weights.display()))?;
-    let json = serde_json::to_string_pretty(config)?;
+    let mut config = config.clone();
+    if let Net::Line(line) = &cpu_net {
+        let table = line.export().context("tabulating the line-pattern net")?;
+        write_atomic(&dir.join(TABLE_FILE), &table.to_bytes()?)?;
+        config.line_table = Some(LineTableInfo { file: TABLE_FILE.into(), version: TABLE_VERSION, checksum: table.checksum() });
+    }
+    let json = serde_json::to_string_pretty(&config)?;
     write_atomic(&dir.join(CONFIG_FILE), json.as_bytes())?;
     let pt = dir.join(TORCHSCRIPT_FILE);
     let module = trace_torchscript(&cpu_net).context("tracing the TorchScript module")?;
     module.save(&pt).with_context(|| format!("writing {}", pt.display()))?;
     Ok(())
+}
+
+/// Loads the table of a line-pattern generation (or a models directory with `LATEST`) for the
+/// torch-free evaluator. Errors when the model is not a line-pattern net (naming its kind), when
+/// `config.json` records no table, or when the table's version or checksum disagrees with it.
+pub fn load_line_table(dir: &Path) -> Result<Arc<LinePatternNet>> {
+    let dir = resolve_model_dir(dir)?;
+    let config = ModelConfig::read(&dir)?;
+    ensure!(
+        config.net.kind == NetKind::Linepattern,
+        "{}: the model is a {:?} net, not a line-pattern net",
+        dir.display(),
+        config.net.kind
+    );
+    let info = config
+        .line_table
+        .as_ref()
+        .with_context(|| format!("{}: config.json records no line-pattern table", dir.display()))?;
+    ensure!(info.version == TABLE_VERSION, "{}: table version {} but this build reads {TABLE_VERSION}", dir.display(), info.version);
+    let weights = LinePatternWeights::read(&dir.join(&info.file))?;
+    ensure!(
+        weights.checksum() == info.checksum,
+        "{}: the table's checksum does not match the one config.json records",
+        dir.join(&info.file).display()
+    );
+    ensure!(
+        weights.board_size == config.board_size && weights.features == config.net.line_features,
+        "{}: the table (side {}, F {}) does not match config.json (side {}, F {})",
+        dir.display(),
+        weights.board_size,
+        weights.features,
+        config.board_size,
+        config.net.line_features
+    );
+    LinePatternNet::new(weights).with_context(|| format!("loading {}", dir.display()))
+}
+
+/// The search evaluator of a published model, chosen by the kind stored with it: the table
+/// evaluator (no torch, CPU) for line-pattern nets, the tch [`ModelEvaluator`] on `device` for
+/// residual nets. Returns the model's config too.
+pub fn load_evaluator(dir: &Path, device: Device) -> Result<(Box<dyn Evaluator>, ModelConfig)> {
+    let resolved = resolve_model_dir(dir)?;
+    let config = ModelConfig::read(&resolved)?;
+    Ok(match config.net.kind {
+        NetKind::Linepattern => (Box::new(load_line_table(&resolved)?.evaluator()), config),
+        NetKind::Resnet => (Box::new(ModelEvaluator::load(&resolved, device)?), config),
+    })
 }
 
 /// Name of generation `g`'s directory: `gen-NNNNNN`.

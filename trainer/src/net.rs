@@ -21,7 +21,8 @@
 //! - value head: 1x1 convolution to `Hv` channels, bn-relu, mean+max pooling `[n, 2Hv]`,
 //!   `linear -> relu -> linear(3)`: logits of win, draw, loss for the deciding player, `[n, 3]`.
 
-use crate::config::NetConfig;
+use crate::config::{NetConfig, NetKind};
+use crate::linenet::LineNet;
 use anyhow::{ensure, Result};
 use serde::{Deserialize, Serialize};
 use tch::nn::{self, ModuleT};
@@ -127,9 +128,9 @@ impl Block {
     }
 }
 
-/// The network. Its variables live in the `nn::VarStore` it was built on; their names (the
-/// safetensors keys) are stable for a given [`NetConfig`].
-pub struct Net {
+/// The residual network. Its variables live in the `nn::VarStore` it was built on; their names
+/// (the safetensors keys) are stable for a given [`NetConfig`].
+pub struct ResNet {
     shape: NetShape,
     stem_conv: nn::Conv2D,
     stem_globals: nn::Linear,
@@ -148,10 +149,10 @@ pub struct Net {
     v_fc2: nn::Linear,
 }
 
-impl Net {
+impl ResNet {
     /// Builds the network on `vs` (variables created with tch's default initialisation: Kaiming
     /// uniform; seed torch with `tch::manual_seed` first for reproducible weights).
-    pub fn new(vs: &nn::Path, cfg: &NetConfig, shape: NetShape) -> Result<Net> {
+    pub fn new(vs: &nn::Path, cfg: &NetConfig, shape: NetShape) -> Result<ResNet> {
         cfg.validate()?;
         ensure!(shape.actions > shape.points(), "action space {} must exceed the {} points", shape.actions, shape.points());
         let f = cfg.channels;
@@ -161,7 +162,7 @@ impl Net {
         let blocks = (0..cfg.blocks)
             .map(|i| Block::new(vs / format!("block{i}"), cfg, cfg.block_has_pool(i)))
             .collect();
-        Ok(Net {
+        Ok(ResNet {
             shape,
             stem_conv: conv(vs / "stem_conv", shape.planes, f, 5),
             stem_globals: lin(vs / "stem_globals", shape.globals, f),
@@ -212,9 +213,47 @@ impl Net {
         let value = pool(&v).apply(&self.v_fc1).relu().apply(&self.v_fc2);
         (policy, value)
     }
+}
+
+/// A network of either family ([`NetConfig::kind`]): the residual tower or the line-pattern net
+/// ([`crate::linenet`]). Both take the encoder's planes and globals and give the same outputs.
+pub enum Net {
+    /// [`NetKind::Resnet`].
+    Res(ResNet),
+    /// [`NetKind::Linepattern`].
+    Line(LineNet),
+}
+
+impl Net {
+    /// Builds the network of family `cfg.kind` on `vs` (tch's default initialisation; seed torch
+    /// with `tch::manual_seed` first for reproducible weights).
+    pub fn new(vs: &nn::Path, cfg: &NetConfig, shape: NetShape) -> Result<Net> {
+        Ok(match cfg.kind {
+            NetKind::Resnet => Net::Res(ResNet::new(vs, cfg, shape)?),
+            NetKind::Linepattern => Net::Line(LineNet::new(vs, cfg, shape)?),
+        })
+    }
+
+    /// The input/output dimensions.
+    pub fn shape(&self) -> NetShape {
+        match self {
+            Net::Res(n) => n.shape(),
+            Net::Line(n) => n.shape(),
+        }
+    }
+
+    /// Forward pass. `planes: [n, C, S, S]`, `globals: [n, G]` (float, on the network's device
+    /// and of its kind). Returns `(policy_logits [n, A], value_logits [n, 3])`; `train` selects
+    /// training mode (batch statistics in batch norm).
+    pub fn forward(&self, planes: &Tensor, globals: &Tensor, train: bool) -> (Tensor, Tensor) {
+        match self {
+            Net::Res(n) => n.forward(planes, globals, train),
+            Net::Line(n) => n.forward(planes, globals),
+        }
+    }
 
     /// Inference output in the exported layout: `[n, A + 3]` = policy logits then value logits
-    /// (win, draw, loss), batch norm in inference mode.
+    /// (win, draw, loss).
     pub fn forward_export(&self, planes: &Tensor, globals: &Tensor) -> Tensor {
         let (p, v) = self.forward(planes, globals, false);
         Tensor::cat(&[p, v], 1)

@@ -1,0 +1,252 @@
+//! The line-pattern (NNUE-style) network in tch: trained like the residual net, exported as a
+//! table (`renju_selfplay::linepattern`, whose module docs fix the pattern encoding) that the
+//! search evaluates without torch. The design follows Rapfi's "mix" networks (dhbloo/rapfi
+//! `Rapfi/eval/mix9nnue.*`, dhbloo/pytorch-nnue-trainer `model/mixnet.py`); the code is our own.
+//!
+//! Shapes (`n` batch, `S` side, `F` = [`NetConfig::line_features`], `C` =
+//! [`NetConfig::line_channels`], `H` = [`NetConfig::value_hidden`], `R` = `A - S*S`):
+//!
+//! - line input `[n, 3, S+10, S+10]`: own stones, opponent stones, wall (off-board), from the
+//!   deciding player's view ([`StoneView`]), the board padded by 5 wall cells;
+//! - the line mapping, per colour the decider holds (separate weights): five *valid* (unpadded)
+//!   kernel-3 1-D convolutions `3 -> C -> C -> C -> C -> F`, relu between, run along each of
+//!   the 4 directions (as 1x3, 3x1 and diagonal 3x3 kernels) and along each direction reversed;
+//!   the 8 results are summed. Valid convolutions over the wall padding make the value at a
+//!   point a function of exactly the 11 cells of its lines, computed as on an isolated line, so
+//!   the sum over both orientations is a mirror-symmetric function of a line pattern: a table;
+//! - `h = empty * lines + point_embed(own, opp, forbidden, offers, last 3) + linear(globals)`,
+//!   `a = relu(h)`; `o = a + relu(depthwise3x3(a) + b)`;
+//! - policy: `linear(F -> 1)` per point (`[n, S*S]`), then `linear(2F -> R)` of the pooled
+//!   `[mean(o), max(o)]`; value: `linear(2F -> H)`, relu, `linear(H -> 3)` (W/D/L logits).
+//!
+//! No batch norm: the forward pass is the same in training and inference, which is what lets
+//! the table evaluator reproduce it.
+
+use crate::config::NetConfig;
+use crate::net::NetShape;
+use anyhow::{ensure, Context, Result};
+use renju_selfplay::encode::{plane, ENCODER_VERSION};
+use renju_selfplay::linepattern::{
+    canonical, cell, pattern_line, LinePatternWeights, StoneView, CANONICAL_PATTERNS, HALF, POINT_INPUTS,
+};
+use tch::nn::{self, Module};
+use tch::{Device, Kind, Tensor};
+
+/// Layers of the line mapping (kernel 3 each: receptive field `2 * 5 + 1 = 11` cells).
+pub const LINE_LAYERS: usize = HALF;
+
+/// The line-pattern network (variables on the `nn::VarStore` it was built on).
+pub struct LineNet {
+    shape: NetShape,
+    features: usize,
+    value_hidden: usize,
+    view: StoneView,
+    /// Per decider colour (0 Black, 1 White): `(weight [Cout, Cin, 3], bias [Cout])` per layer.
+    stacks: [Vec<(Tensor, Tensor)>; 2],
+    point_embed: Tensor,
+    global: nn::Linear,
+    dw_w: Tensor,
+    dw_b: Tensor,
+    policy: nn::Linear,
+    protocol: nn::Linear,
+    value1: nn::Linear,
+    value2: nn::Linear,
+}
+
+fn linear(p: nn::Path, i: usize, o: usize) -> nn::Linear {
+    nn::linear(p, i as i64, o as i64, Default::default())
+}
+
+/// The 2-D kernel `[Cout, Cin, kh, kw]` running the 1-D kernel `w: [Cout, Cin, 3]` along
+/// direction `d` of `renju_selfplay::linepattern::DIRS` (tensor axes: 2 = y, 3 = x).
+fn kernel2d(w: &Tensor, d: usize) -> Tensor {
+    match d {
+        0 => w.unsqueeze(2),
+        1 => w.unsqueeze(3),
+        2 => w.diag_embed(0, -2, -1),
+        _ => w.diag_embed(0, -2, -1).flip([2]),
+    }
+}
+
+impl LineNet {
+    /// Builds the network on `vs` (Kaiming-uniform convolution and linear weights).
+    pub fn new(vs: &nn::Path, cfg: &NetConfig, shape: NetShape) -> Result<LineNet> {
+        cfg.validate()?;
+        ensure!(shape.actions > shape.points(), "action space {} must exceed the {} points", shape.actions, shape.points());
+        let (f, c, h) = (cfg.line_features, cfg.line_channels, cfg.value_hidden);
+        let stack = |p: nn::Path| -> Vec<(Tensor, Tensor)> {
+            (0..LINE_LAYERS)
+                .map(|l| {
+                    let cin = if l == 0 { 3 } else { c };
+                    let cout = if l == LINE_LAYERS - 1 { f } else { c };
+                    let w = p.kaiming_uniform(&format!("conv{l}_weight"), &[cout as i64, cin as i64, 3]);
+                    let b = p.zeros(&format!("conv{l}_bias"), &[cout as i64]);
+                    (w, b)
+                })
+                .collect()
+        };
+        Ok(LineNet {
+            shape,
+            features: f,
+            value_hidden: h,
+            view: StoneView::of_encoder(ENCODER_VERSION)?,
+            stacks: [stack(vs / "line_black"), stack(vs / "line_white")],
+            point_embed: vs.randn("point_embed", &[POINT_INPUTS as i64, f as i64], 0.0, 0.1),
+            global: linear(vs / "global", shape.globals, f),
+            dw_w: vs.kaiming_uniform("dw_weight", &[f as i64, 1, 3, 3]),
+            dw_b: vs.zeros("dw_bias", &[f as i64]),
+            policy: linear(vs / "policy", f, 1),
+            protocol: linear(vs / "protocol", 2 * f, shape.actions - shape.points()),
+            value1: linear(vs / "value1", 2 * f, h),
+            value2: linear(vs / "value2", h, 3),
+        })
+    }
+
+    /// The input/output dimensions.
+    pub fn shape(&self) -> NetShape {
+        self.shape
+    }
+
+    /// The stack of colour `c` along direction `d` (reversed when `flip`), valid convolutions.
+    fn run_stack(&self, x: &Tensor, c: usize, d: usize, flip: bool) -> Tensor {
+        let mut h = x.shallow_clone();
+        for (l, (w, b)) in self.stacks[c].iter().enumerate() {
+            let w = if flip { w.flip([2]) } else { w.shallow_clone() };
+            h = h.conv2d(&kernel2d(&w, d), Some(b), [1, 1], [0, 0], [1, 1], 1);
+            if l + 1 < LINE_LAYERS {
+                h = h.relu();
+            }
+        }
+        h
+    }
+
+    /// Line features `[m, F, S, S]` of padded line inputs `x: [m, 3, S+10, S+10]` with colour
+    /// `c`'s mapping: both orientations of all 4 directions, summed.
+    fn line_features(&self, x: &Tensor, c: usize) -> Tensor {
+        let s = self.shape.size as i64;
+        let mut sum: Option<Tensor> = None;
+        for d in 0..4 {
+            let xin = match d {
+                0 => x.narrow(2, HALF as i64, s),
+                1 => x.narrow(3, HALF as i64, s),
+                _ => x.shallow_clone(),
+            };
+            for flip in [false, true] {
+                let y = self.run_stack(&xin, c, d, flip);
+                sum = Some(match sum {
+                    None => y,
+                    Some(t) => t + y,
+                });
+            }
+        }
+        sum.expect("four directions")
+    }
+
+    /// Forward pass: `planes [n, C, S, S]`, `globals [n, G]` -> `(policy logits [n, A], value
+    /// logits [n, 3])`. Identical in training and inference.
+    pub fn forward(&self, planes: &Tensor, globals: &Tensor) -> (Tensor, Tensor) {
+        let pl = |i: usize| planes.narrow(1, i as i64, 1);
+        let (own, opp, black) = match self.view {
+            StoneView::Absolute { black, white, decider_is_black } => {
+                let is_black = globals.narrow(1, decider_is_black as i64, 1).gt(0.5).view([-1, 1, 1, 1]);
+                let (b, w) = (pl(black), pl(white));
+                (b.where_self(&is_black, &w), w.where_self(&is_black, &b), is_black.flatten(0, -1))
+            }
+            StoneView::Relative { own, opp, colour_plane } => {
+                (pl(own), pl(opp), planes.select(1, colour_plane as i64).amax([1, 2], false).gt(0.5))
+            }
+        };
+        let pad = [HALF as i64; 4];
+        // Shapes derive from the inputs (no batch-size constants), so a traced module takes any n.
+        let inside = own.ones_like().constant_pad_nd(pad);
+        let wall = inside.ones_like() - inside;
+        let x = Tensor::cat(&[Tensor::cat(&[&own, &opp], 1).constant_pad_nd(pad), wall], 1);
+        let f = self.features as i64;
+        let bidx = black.nonzero().squeeze_dim(1);
+        let widx = black.logical_not().nonzero().squeeze_dim(1);
+        let fb = self.line_features(&x.index_select(0, &bidx), 0);
+        let fw = self.line_features(&x.index_select(0, &widx), 1);
+        let lines = own
+            .zeros_like()
+            .repeat([1, f, 1, 1])
+            .index_copy(0, &bidx, &fb)
+            .index_copy(0, &widx, &fw);
+        let empty = own.ones_like() - &own - &opp;
+        let inputs = Tensor::cat(
+            &[&own, &opp, &pl(plane::FORBIDDEN), &pl(plane::OFFERS), &pl(plane::LAST1), &pl(plane::LAST2), &pl(plane::LAST3)],
+            1,
+        );
+        let emb = inputs.permute([0, 2, 3, 1]).matmul(&self.point_embed).permute([0, 3, 1, 2]);
+        let g = self.global.forward(globals).unsqueeze(-1).unsqueeze(-1);
+        let a = (lines * empty + emb + g).relu();
+        let o = &a + a.conv2d(&self.dw_w, Some(&self.dw_b), [1, 1], [1, 1], [1, 1], f).relu();
+        let place = self.policy.forward(&o.permute([0, 2, 3, 1])).flatten(1, -1);
+        let pooled = Tensor::cat(&[o.mean_dim([2i64, 3].as_slice(), false, o.kind()), o.amax([2, 3], false)], 1);
+        let policy = Tensor::cat(&[place, self.protocol.forward(&pooled)], 1);
+        let value = self.value2.forward(&self.value1.forward(&pooled).relu());
+        (policy, value)
+    }
+
+    /// The table row of every canonical pattern for decider colour `c`: `[CANONICAL_PATTERNS, F]`
+    /// (the stack over both orientations of the isolated 11-cell line).
+    fn table_rows(&self, c: usize) -> Result<Vec<f32>> {
+        let mut out = Vec::with_capacity(CANONICAL_PATTERNS * self.features);
+        let chunk = 8192;
+        let device = self.point_embed.device();
+        for start in (0..CANONICAL_PATTERNS).step_by(chunk) {
+            let end = (start + chunk).min(CANONICAL_PATTERNS);
+            let m = end - start;
+            let mut onehot = vec![0f32; m * 3 * (2 * HALF + 1)];
+            for (i, id) in (start..end).enumerate() {
+                for (k, &st) in pattern_line(id).iter().enumerate() {
+                    let ch = match st {
+                        cell::OWN => 0,
+                        cell::OPP => 1,
+                        cell::WALL => 2,
+                        _ => continue,
+                    };
+                    onehot[(i * 3 + ch) * (2 * HALF + 1) + k] = 1.0;
+                }
+            }
+            let x = Tensor::from_slice(&onehot).view([m as i64, 3, 1, 2 * HALF as i64 + 1]).to_device(device);
+            let y = tch::no_grad(|| self.run_stack(&x, c, 0, false) + self.run_stack(&x, c, 0, true));
+            let y = y.view([m as i64, self.features as i64]).to_kind(Kind::Float).to_device(Device::Cpu);
+            out.extend(Vec::<f32>::try_from(&y.flatten(0, -1)).context("copying table rows")?);
+        }
+        Ok(out)
+    }
+
+    /// Tabulates the network: every canonical pattern through both colours' line mappings, and
+    /// the head's weights, in the layout of [`LinePatternWeights`].
+    pub fn export(&self) -> Result<LinePatternWeights> {
+        let _ = canonical();
+        let v = |t: &Tensor| -> Result<Vec<f32>> {
+            let t = t.detach().to_kind(Kind::Float).to_device(Device::Cpu).contiguous().flatten(0, -1);
+            Ok(Vec::<f32>::try_from(&t)?)
+        };
+        let bias = |l: &nn::Linear| l.bs.as_ref().expect("linear layers have a bias").shallow_clone();
+        let f = self.features as i64;
+        let mut table = self.table_rows(0)?;
+        table.extend(self.table_rows(1)?);
+        Ok(LinePatternWeights {
+            features: self.features,
+            value_hidden: self.value_hidden,
+            board_size: self.shape.size,
+            encoder_version: ENCODER_VERSION,
+            table,
+            point_embed: v(&self.point_embed)?,
+            global_w: v(&self.global.ws.tr())?,
+            global_b: v(&bias(&self.global))?,
+            dw_w: v(&self.dw_w.view([f, 9]).tr())?,
+            dw_b: v(&self.dw_b)?,
+            policy_w: v(&self.policy.ws)?,
+            policy_b: v(&bias(&self.policy))?,
+            protocol_w: v(&self.protocol.ws)?,
+            protocol_b: v(&bias(&self.protocol))?,
+            value_w1: v(&self.value1.ws)?,
+            value_b1: v(&bias(&self.value1))?,
+            value_w2: v(&self.value2.ws)?,
+            value_b2: v(&bias(&self.value2))?,
+        })
+    }
+}

@@ -1,0 +1,163 @@
+//! Line-pattern net: the exported table evaluator equals the tch model, publishing records the
+//! table with its checksum, the kind is checked on load, and a tiny net overfits.
+
+mod common;
+
+use common::{tiny_config, write_shard, SIZE};
+use rand::{Rng, SeedableRng};
+use renju_rules::{Game, Protocol, Rule};
+use renju_selfplay::action::action_space_size;
+use renju_selfplay::encode::{encode, NUM_GLOBALS, NUM_PLANES};
+use renju_selfplay::eval::Evaluator;
+use renju_selfplay::linepattern::TABLE_FILE;
+use renju_trainer::config::{LrSchedule, NetConfig, NetKind, OptimizerConfig};
+use renju_trainer::model::{load_evaluator, load_line_table, load_model, ModelConfig, ModelEvaluator};
+use renju_trainer::Trainer;
+
+fn line_config() -> renju_trainer::TrainerConfig {
+    let mut cfg = tiny_config();
+    cfg.net = NetConfig::preset("linepattern-tiny").unwrap();
+    cfg
+}
+
+/// `n` positions of random RIF games (every decision kind, 0..=80 decisions deep).
+fn random_positions(n: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut planes = vec![0f32; n * NUM_PLANES * SIZE * SIZE];
+    let mut globals = vec![0f32; n * NUM_GLOBALS];
+    let pl = NUM_PLANES * SIZE * SIZE;
+    let mut i = 0;
+    while i < n {
+        let mut game = Game::new(SIZE, Rule::Renju, Protocol::Rif, None).unwrap();
+        let depth = rng.gen_range(0..=80);
+        for _ in 0..depth {
+            if game.outcome().is_some() {
+                break;
+            }
+            let legal = game.legal_actions();
+            game.apply(legal[rng.gen_range(0..legal.len())]).unwrap();
+        }
+        if game.outcome().is_some() {
+            continue;
+        }
+        encode(&game, &mut planes[i * pl..(i + 1) * pl], &mut globals[i * NUM_GLOBALS..(i + 1) * NUM_GLOBALS]);
+        i += 1;
+    }
+    (planes, globals)
+}
+
+/// A line-pattern run trained a few steps (biases off zero) and published as generation 1.
+fn trained_run() -> (tempfile::TempDir, std::path::PathBuf) {
+    let run = tempfile::tempdir().unwrap();
+    write_shard(&run.path().join("selfplay"), 0..32);
+    let mut cfg = line_config();
+    cfg.schedule = LrSchedule { lr: 0.05, warmup_steps: 1, milestones: vec![] };
+    let mut t = Trainer::open_or_resume(run.path(), cfg).unwrap();
+    t.refresh_window().unwrap();
+    t.train_steps(5).unwrap();
+    assert_eq!(t.publish().unwrap(), 1);
+    let models = run.path().join("models");
+    (run, models)
+}
+
+#[test]
+fn table_evaluator_equals_the_tch_model_on_1000_random_positions() {
+    let (_run, models) = trained_run();
+    let gen = models.join("gen-000001");
+    let cfg = ModelConfig::read(&gen).unwrap();
+    assert_eq!(cfg.net.kind, NetKind::Linepattern);
+    let info = cfg.line_table.clone().expect("a line-pattern generation records its table");
+    assert_eq!(info.file, TABLE_FILE);
+    assert_eq!(info.checksum.len(), 64);
+    let mut tch_ev = ModelEvaluator::load(&gen, tch::Device::Cpu).unwrap();
+    let mut table_ev = load_line_table(&gen).unwrap().evaluator();
+    let n = 1000;
+    let (planes, globals) = random_positions(n, 7);
+    let a = action_space_size(SIZE);
+    let pl = NUM_PLANES * SIZE * SIZE;
+    let mut worst = (0f32, 0f32);
+    let mut black_deciders = 0;
+    for chunk in 0..10 {
+        let r = chunk * 100..(chunk + 1) * 100;
+        let (p, g) = (&planes[r.start * pl..r.end * pl], &globals[r.start * NUM_GLOBALS..r.end * NUM_GLOBALS]);
+        black_deciders += g.chunks(NUM_GLOBALS).filter(|g| g[0] > 0.5).count();
+        let want = tch_ev.evaluate(p, g, 100).unwrap();
+        let got = table_ev.evaluate(p, g, 100).unwrap();
+        for (x, y) in want.policy_logits.iter().zip(&got.policy_logits) {
+            worst.0 = worst.0.max((x - y).abs());
+        }
+        for (x, y) in want.wdl.iter().zip(&got.wdl) {
+            worst.1 = worst.1.max((x - y).abs());
+        }
+        assert_eq!(got.policy_logits.len(), 100 * a);
+    }
+    assert!(black_deciders > 100 && black_deciders < 900, "both colours decide: {black_deciders}");
+    assert!(worst.0 < 1e-4 && worst.1 < 1e-4, "largest differences: logits {}, wdl {}", worst.0, worst.1);
+    // The outputs are not trivially equal: logits vary across points.
+    let out = table_ev.evaluate(&planes[..pl], &globals[..NUM_GLOBALS], 1).unwrap();
+    let spread = out.policy_logits.iter().cloned().fold(f32::MIN, f32::max)
+        - out.policy_logits.iter().cloned().fold(f32::MAX, f32::min);
+    assert!(spread > 1e-3, "logit spread {spread}");
+
+    // TorchScript export keeps working: model.pt gives the tch outputs for a batch of 3.
+    let module = tch::CModule::load(gen.join("model.pt")).unwrap();
+    let k = 3;
+    let pt = tch::Tensor::from_slice(&planes[..k * pl]).view([k as i64, NUM_PLANES as i64, SIZE as i64, SIZE as i64]);
+    let gt = tch::Tensor::from_slice(&globals[..k * NUM_GLOBALS]).view([k as i64, NUM_GLOBALS as i64]);
+    let y: Vec<f32> = Vec::try_from(&module.forward_ts(&[pt, gt]).unwrap().flatten(0, -1)).unwrap();
+    let want = tch_ev.evaluate(&planes[..k * pl], &globals[..k * NUM_GLOBALS], k).unwrap();
+    for b in 0..k {
+        for i in 0..a {
+            let d = (y[b * (a + 3) + i] - want.policy_logits[b * a + i]).abs();
+            assert!(d < 1e-4, "TorchScript logit {b},{i} differs by {d}");
+        }
+    }
+}
+
+#[test]
+fn kind_and_table_are_checked_on_load() {
+    let (_run, models) = trained_run();
+    let gen = models.join("gen-000001");
+    // load_evaluator picks the table evaluator by the stored kind; it follows LATEST.
+    let (mut ev, cfg) = load_evaluator(&models, tch::Device::Cpu).unwrap();
+    assert_eq!((cfg.generation, cfg.net.kind), (1, NetKind::Linepattern));
+    let (p, g) = random_positions(2, 1);
+    assert_eq!(ev.evaluate(&p, &g, 2).unwrap().wdl.len(), 6);
+    // The tch loader builds the same family from the stored kind.
+    assert!(matches!(load_model(&gen, tch::Device::Cpu).unwrap().net, renju_trainer::Net::Line(_)));
+    // A corrupt table is refused, naming the file.
+    let table = gen.join(TABLE_FILE);
+    let mut bytes = std::fs::read(&table).unwrap();
+    let n = bytes.len();
+    bytes[n - 100] ^= 1;
+    std::fs::write(&table, &bytes).unwrap();
+    let err = format!("{:#}", load_line_table(&gen).err().unwrap());
+    assert!(err.contains("checksum mismatch") && err.contains(TABLE_FILE), "{err}");
+    // A residual model is not a line-pattern table.
+    let res = tempfile::tempdir().unwrap();
+    Trainer::open_or_resume(res.path(), tiny_config()).unwrap();
+    let err = format!("{:#}", load_line_table(&res.path().join("models")).err().unwrap());
+    assert!(err.contains("not a line-pattern net"), "{err}");
+    // A line-pattern checkpoint cannot be resumed as a residual run.
+    let err = format!("{:#}", Trainer::open_or_resume(_run.path(), tiny_config()).err().unwrap());
+    assert!(!err.is_empty());
+}
+
+#[test]
+fn tiny_line_pattern_net_overfits_a_small_data_set() {
+    let run = tempfile::tempdir().unwrap();
+    write_shard(&run.path().join("selfplay"), 0..32);
+    let mut cfg = line_config();
+    cfg.batch_size = 32;
+    cfg.augment_symmetry = false;
+    cfg.l2 = 0.0;
+    cfg.optimizer = OptimizerConfig::Adamw { beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.0 };
+    cfg.schedule = LrSchedule { lr: 0.01, warmup_steps: 10, milestones: vec![(250, 0.3)] };
+    let mut t = Trainer::open_or_resume(run.path(), cfg).unwrap();
+    t.refresh_window().unwrap();
+    let first = t.train_steps(1).unwrap();
+    assert!(first.loss > 3.0, "initial loss {}", first.loss);
+    let m = t.train_steps(299).unwrap();
+    let last = *m.step_losses.last().unwrap();
+    assert!(last < 0.3, "final loss {last} (policy {}, value {})", m.policy_loss, m.value_loss);
+}
