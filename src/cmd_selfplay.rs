@@ -110,16 +110,24 @@ pub fn run(a: SelfplayArgs) -> anyhow::Result<i32> {
     let spec = EvaluatorSpec::parse(&a.evaluator).context("--evaluator")?;
     match &spec {
         EvaluatorSpec::Model(dir) => {
-            let ev = renju_trainer::ModelEvaluator::load(dir, DeviceChoice::Auto.resolve()?)
+            let mc = renju_trainer::model::resolve_model_dir(dir)
+                .and_then(|d| renju_trainer::ModelConfig::read(&d))
                 .with_context(|| format!("loading --evaluator {spec}"))?;
             anyhow::ensure!(
-                ev.config().rule == config.rule,
+                mc.rule == config.rule,
                 "model {} was trained for {:?} but --rule is {:?}",
                 dir.display(),
-                ev.config().rule,
+                mc.rule,
                 config.rule
             );
-            let generation = ev.generation() as i64;
+            let generation = mc.generation as i64;
+            if mc.net.kind == renju_trainer::NetKind::Linepattern {
+                // The table evaluator runs inside every worker thread; no inference server.
+                let net = renju_trainer::model::load_line_table(dir).with_context(|| format!("loading --evaluator {spec}"))?;
+                return renju_selfplay::cli::run_per_thread(opts(spec.to_string()), net.factory(), generation);
+            }
+            let ev = renju_trainer::ModelEvaluator::load(dir, DeviceChoice::Auto.resolve()?)
+                .with_context(|| format!("loading --evaluator {spec}"))?;
             renju_selfplay::cli::run_with(opts(spec.to_string()), Box::new(ev), generation)
         }
         _ => renju_selfplay::cli::run_with(opts(spec.to_string()), spec.build(config.size, &no_models)?, 0),

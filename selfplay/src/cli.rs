@@ -2,8 +2,8 @@
 
 use crate::eval::{no_models, Evaluator, EvaluatorSpec};
 use crate::record::default_writer_id;
-use crate::selfplay::{run_selfplay, SelfplayConfig, ShardSink};
-use crate::server::{InferenceServer, ServerConfig};
+use crate::selfplay::{run_selfplay, Progress, SelfplayConfig, ShardSink};
+use crate::server::{EvaluatorFactory, InferenceServer, ServerConfig, ServerHandle};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -35,10 +35,9 @@ pub fn run(opts: SelfplayOptions) -> Result<i32> {
 }
 
 /// As [`run`], with an evaluator built by the caller (e.g. a trained network of generation
-/// `generation`, which the shards then record). `opts.evaluator` is only a label.
+/// `generation`, which the shards then record), served by the batching inference server.
+/// `opts.evaluator` is only a label.
 pub fn run_with(opts: SelfplayOptions, ev: Box<dyn Evaluator>, generation: i64) -> Result<i32> {
-    opts.config.validate()?;
-    anyhow::ensure!(opts.games >= 1, "--games must be at least 1");
     anyhow::ensure!(
         ev.board_size() == opts.config.size,
         "the evaluator is for board side {} but --size is {}",
@@ -46,6 +45,27 @@ pub fn run_with(opts: SelfplayOptions, ev: Box<dyn Evaluator>, generation: i64) 
         opts.config.size
     );
     let server = InferenceServer::spawn(ev, generation, ServerConfig::default());
+    let handle = server.handle();
+    let played = play(&opts, &handle);
+    drop(handle);
+    let stats = server.join();
+    let (prog, shards) = played?;
+    summary(&opts, &prog, shards, &format!("mean batch {:.1}", stats.positions as f64 / stats.batches.max(1) as f64));
+    Ok(0)
+}
+
+/// As [`run_with`], but every worker thread evaluates with its own evaluator from `factory`
+/// (no inference server; see [`ServerHandle::per_thread`]).
+pub fn run_per_thread(opts: SelfplayOptions, factory: EvaluatorFactory, generation: i64) -> Result<i32> {
+    let handle = ServerHandle::per_thread(factory, generation, opts.config.size);
+    let (prog, shards) = play(&opts, &handle)?;
+    summary(&opts, &prog, shards, "evaluated in the worker threads");
+    Ok(0)
+}
+
+fn play(opts: &SelfplayOptions, handle: &ServerHandle) -> Result<(Progress, usize)> {
+    opts.config.validate()?;
+    anyhow::ensure!(opts.games >= 1, "--games must be at least 1");
     let mut sink = ShardSink::new(&opts.out, &opts.config, &default_writer_id("cli"), opts.games_per_shard);
     let bar = if opts.progress { ProgressBar::new(opts.games) } else { ProgressBar::hidden() };
     bar.set_style(
@@ -53,16 +73,19 @@ pub fn run_with(opts: SelfplayOptions, ev: Box<dyn Evaluator>, generation: i64) 
             .expect("static template"),
     );
     let stop = AtomicBool::new(false);
-    let prog = run_selfplay(&opts.config, &server.handle(), Some(opts.games), &stop, &mut sink, &mut |p| {
+    let prog = run_selfplay(&opts.config, handle, Some(opts.games), &stop, &mut sink, &mut |p| {
         bar.set_position(p.games);
         let s = p.seconds.max(1e-9);
         bar.set_message(format!("{:.0} positions/s, {:.0} playouts/s", p.positions as f64 / s, p.playouts as f64 / s));
     })?;
     bar.finish();
-    let stats = server.join();
+    Ok((prog, sink.written.len()))
+}
+
+fn summary(opts: &SelfplayOptions, prog: &Progress, shards: usize, evaluation: &str) {
     let s = prog.seconds.max(1e-9);
     println!(
-        "{} games ({} First wins, {} Second wins, {} draws, {} resignations, {} false resignations), {} positions in {} shards under {}; {:.1} s, {:.0} playouts/s, {:.0} positions/s, mean batch {:.1}",
+        "{} games ({} First wins, {} Second wins, {} draws, {} resignations, {} false resignations), {} positions in {} shards under {}; {:.1} s, {:.0} playouts/s, {:.0} positions/s, {evaluation}",
         prog.games,
         prog.wins_first,
         prog.wins_second,
@@ -70,12 +93,10 @@ pub fn run_with(opts: SelfplayOptions, ev: Box<dyn Evaluator>, generation: i64) 
         prog.resignations,
         prog.false_resignations,
         prog.positions,
-        sink.written.len(),
+        shards,
         opts.out.display(),
         prog.seconds,
         prog.playouts as f64 / s,
         prog.positions as f64 / s,
-        stats.positions as f64 / stats.batches.max(1) as f64
     );
-    Ok(0)
 }

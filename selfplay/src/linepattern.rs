@@ -513,6 +513,13 @@ impl LinePatternNet {
         &self.w
     }
 
+    /// A per-thread evaluator factory over this network (for
+    /// [`crate::server::ServerHandle::per_thread`]).
+    pub fn factory(self: &Arc<Self>) -> crate::server::EvaluatorFactory {
+        let net = self.clone();
+        Arc::new(move || Ok(Box::new(net.evaluator()) as Box<dyn Evaluator>))
+    }
+
     /// A fresh evaluator (own scratch buffers) over this network.
     pub fn evaluator(self: &Arc<Self>) -> LinePatternEvaluator {
         LinePatternEvaluator { net: self.clone(), scratch: Scratch::default() }

@@ -5,13 +5,25 @@
 //! [`ServerHandle::publish`] replaces the evaluator while workers run (a training loop publishing
 //! generation `g`); requests already queued before the message are evaluated by the old one.
 //! Every reply carries the generation of the evaluator that produced it.
+//!
+//! A handle can instead be *per-thread* ([`ServerHandle::per_thread`]): there is no server
+//! thread; each clone of the handle builds its own evaluator from a shared
+//! [`EvaluatorFactory`] and evaluates on the calling thread (cheap CPU evaluators such as the
+//! line-pattern table evaluator, which gain nothing from batching across threads).
+//! [`ServerHandle::publish_factory`] switches every clone to a new generation before its next
+//! evaluation.
 
 use crate::encode::{NUM_GLOBALS, NUM_PLANES};
 use crate::eval::{EvalOutput, Evaluator};
 use anyhow::{anyhow, Context, Result};
 use crossbeam::channel::{unbounded, Receiver, RecvTimeoutError, Sender};
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// Builds one evaluator (for one thread) of the current generation.
+pub type EvaluatorFactory = Arc<dyn Fn() -> Result<Box<dyn Evaluator>> + Send + Sync>;
 
 /// Batching parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -57,10 +69,37 @@ enum Msg {
 }
 
 /// A cloneable handle to the server; the server thread stops when every handle is dropped.
-#[derive(Clone)]
+/// Per-thread handles (module docs) evaluate on the caller's thread instead.
 pub struct ServerHandle {
-    tx: Sender<Msg>,
+    route: Route,
     size: usize,
+}
+
+enum Route {
+    Server(Sender<Msg>),
+    PerThread { shared: Arc<Shared>, local: Mutex<Option<Local>> },
+}
+
+/// The current generation of a per-thread handle family: (version, generation, factory).
+struct Shared {
+    version: AtomicU64,
+    current: Mutex<(u64, i64, EvaluatorFactory)>,
+}
+
+struct Local {
+    version: u64,
+    generation: i64,
+    evaluator: Box<dyn Evaluator>,
+}
+
+impl Clone for ServerHandle {
+    fn clone(&self) -> Self {
+        let route = match &self.route {
+            Route::Server(tx) => Route::Server(tx.clone()),
+            Route::PerThread { shared, .. } => Route::PerThread { shared: shared.clone(), local: Mutex::new(None) },
+        };
+        ServerHandle { route, size: self.size }
+    }
 }
 
 /// Counters of the server thread, returned by [`InferenceServer::join`].
@@ -87,7 +126,7 @@ impl InferenceServer {
             .name("inference-server".into())
             .spawn(move || serve(evaluator, generation, cfg, rx))
             .expect("spawning the inference server thread");
-        InferenceServer { handle: ServerHandle { tx, size }, thread }
+        InferenceServer { handle: ServerHandle { route: Route::Server(tx), size }, thread }
     }
     /// A handle for workers.
     pub fn handle(&self) -> ServerHandle {
@@ -101,6 +140,52 @@ impl InferenceServer {
 }
 
 impl ServerHandle {
+    /// A per-thread handle (module docs) for boards of side `size`, starting with generation
+    /// `generation` built by `factory`.
+    pub fn per_thread(factory: EvaluatorFactory, generation: i64, size: usize) -> ServerHandle {
+        let shared = Arc::new(Shared { version: AtomicU64::new(0), current: Mutex::new((0, generation, factory)) });
+        ServerHandle { route: Route::PerThread { shared, local: Mutex::new(None) }, size }
+    }
+
+    /// Per-thread handles: every clone uses evaluators from `factory` (generation `generation`)
+    /// from its next evaluation on. Errors on a server handle (use [`Self::publish`]).
+    pub fn publish_factory(&self, factory: EvaluatorFactory, generation: i64) -> Result<()> {
+        let Route::PerThread { shared, .. } = &self.route else {
+            anyhow::bail!("publish_factory: this handle talks to an inference server; publish an evaluator instead");
+        };
+        let mut cur = shared.current.lock().map_err(|_| anyhow!("per-thread evaluator lock poisoned"))?;
+        let v = cur.0 + 1;
+        *cur = (v, generation, factory);
+        shared.version.store(v, Ordering::Release);
+        Ok(())
+    }
+
+    /// Per-thread evaluation on the calling thread (rebuilding this clone's evaluator when a new
+    /// generation was published).
+    fn evaluate_here(&self, shared: &Shared, local: &Mutex<Option<Local>>, planes: &[f32], globals: &[f32], n: usize) -> Result<EvalReply> {
+        let mut slot = local.lock().map_err(|_| anyhow!("per-thread evaluator lock poisoned"))?;
+        let want = shared.version.load(Ordering::Acquire);
+        if slot.as_ref().is_none_or(|l| l.version != want) {
+            let (version, generation, factory) = {
+                let cur = shared.current.lock().map_err(|_| anyhow!("per-thread evaluator lock poisoned"))?;
+                (cur.0, cur.1, cur.2.clone())
+            };
+            let evaluator = factory().context("building a per-thread evaluator")?;
+            anyhow::ensure!(evaluator.board_size() == self.size, "per-thread evaluator for side {} but the handle serves side {}", evaluator.board_size(), self.size);
+            *slot = Some(Local { version, generation, evaluator });
+        }
+        let l = slot.as_mut().expect("just built");
+        let output = l.evaluator.evaluate(planes, globals, n)?;
+        let a = crate::action::action_space_size(self.size);
+        anyhow::ensure!(
+            output.policy_logits.len() == n * a && output.wdl.len() == n * 3,
+            "evaluator returned {} logits and {} wdl values for {n} positions",
+            output.policy_logits.len(),
+            output.wdl.len()
+        );
+        Ok(EvalReply { output, generation: l.generation })
+    }
+
     /// The board side of the served evaluator.
     pub fn board_size(&self) -> usize {
         self.size
@@ -111,23 +196,38 @@ impl ServerHandle {
         anyhow::ensure!(planes.len() == n * NUM_PLANES * s * s, "submit: planes has {} floats for {n} positions of side {s}", planes.len());
         anyhow::ensure!(globals.len() == n * NUM_GLOBALS, "submit: globals has {} floats for {n} positions", globals.len());
         let (reply, rx) = crossbeam::channel::bounded(1);
-        self.tx.send(Msg::Eval { planes, globals, n, reply }).map_err(|_| anyhow!("the inference server has stopped"))?;
+        match &self.route {
+            Route::Server(tx) => {
+                tx.send(Msg::Eval { planes, globals, n, reply }).map_err(|_| anyhow!("the inference server has stopped"))?
+            }
+            Route::PerThread { shared, local } => {
+                let r = self.evaluate_here(shared, local, &planes, &globals, n).map_err(|e| format!("{e:#}"));
+                let _ = reply.send(r);
+            }
+        }
         Ok(rx)
     }
     /// Submit and wait.
     pub fn evaluate(&self, planes: Vec<f32>, globals: Vec<f32>, n: usize) -> Result<EvalReply> {
+        if let Route::PerThread { shared, local } = &self.route {
+            return self.evaluate_here(shared, local, &planes, &globals, n);
+        }
         let rx = self.submit(planes, globals, n)?;
         rx.recv().context("the inference server stopped before replying")?.map_err(|e| anyhow!("evaluator failed: {e}"))
     }
-    /// Replace the evaluator by generation `generation` (later requests use it).
+    /// Replace the evaluator by generation `generation` (later requests use it). Errors on a
+    /// per-thread handle (use [`Self::publish_factory`]).
     pub fn publish(&self, evaluator: Box<dyn Evaluator>, generation: i64) -> Result<()> {
+        let Route::Server(tx) = &self.route else {
+            anyhow::bail!("publish: a per-thread handle takes an evaluator factory (publish_factory)");
+        };
         anyhow::ensure!(
             evaluator.board_size() == self.size,
             "publish: evaluator for side {} but the server serves side {}",
             evaluator.board_size(),
             self.size
         );
-        self.tx.send(Msg::Publish { evaluator, generation }).map_err(|_| anyhow!("the inference server has stopped"))
+        tx.send(Msg::Publish { evaluator, generation }).map_err(|_| anyhow!("the inference server has stopped"))
     }
 }
 

@@ -365,6 +365,7 @@ mod tests {
             ("lianhuan", "lianhuan"),
             ("yamaguchi", "fifth-n"),
             ("black-sets", "black-sets"),
+            ("linepattern", "rif"),
         ];
         for (name, protocol) in expected {
             let c = RunConfig::load(&dir.join(format!("{name}.toml"))).unwrap();
@@ -379,5 +380,8 @@ mod tests {
         assert!(s.at(5000) < 0.2 * s.at(500), "quick's learning rate decays: {s:?}");
         let standard = RunConfig::load(&dir.join("standard.toml")).unwrap();
         assert_eq!(standard.training.net, renju_trainer::NetConfig::preset("standard").unwrap());
+        let lp = RunConfig::load(&dir.join("linepattern.toml")).unwrap();
+        assert_eq!(lp.training.net, renju_trainer::NetConfig::preset("linepattern").unwrap());
+        assert_eq!((lp.game.stone_cap, lp.training.device), (quick.game.stone_cap, quick.training.device), "same game and device as quick");
     }
 }

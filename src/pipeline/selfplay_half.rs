@@ -4,6 +4,8 @@
 //! Phases: [`wait_for_generation`] (a self-play process may start before its trainer), then one
 //! inference server with two threads around it: [`follow_generations`] hands each newly
 //! published generation to the server, and [`run_selfplay`] plays games into a [`ShardSink`].
+//! A line-pattern run has no server: each worker thread evaluates the generation's table itself
+//! (`ServerHandle::per_thread`), and new generations are handed to the workers the same way.
 
 use super::generations::list_shards_or_empty;
 use super::stop::{Stop, StopWhen};
@@ -13,7 +15,8 @@ use anyhow::{Context, Result};
 use indicatif::MultiProgress;
 use renju_selfplay::selfplay::{run_selfplay, Progress, ShardSink};
 use renju_selfplay::server::{InferenceServer, ServerHandle};
-use renju_trainer::{ModelEvaluator, RunDir};
+use renju_trainer::model::load_line_table;
+use renju_trainer::{ModelEvaluator, NetKind, RunDir};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, Instant};
@@ -24,9 +27,16 @@ pub fn selfplay_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop
     let device = cfg.training.device.resolve()?;
     let (gen, dir) = wait_for_generation(run, stop)?.context("stopped before any generation was published")?;
     let threads = cfg.server.intra_op_threads;
-    let evaluator = ModelEvaluator::load(&dir, device)?.with_intra_op_threads(threads);
-    let server = InferenceServer::spawn(Box::new(evaluator), gen as i64, cfg.server.clone());
-    let handle = server.handle();
+    let per_thread = cfg.training.net.kind == NetKind::Linepattern;
+    let (server, handle) = if per_thread {
+        // The line-pattern table evaluator runs inside every worker thread; no inference server.
+        (None, ServerHandle::per_thread(load_line_table(&dir)?.factory(), gen as i64, cfg.game.size))
+    } else {
+        let evaluator = ModelEvaluator::load(&dir, device)?.with_intra_op_threads(threads);
+        let server = InferenceServer::spawn(Box::new(evaluator), gen as i64, cfg.server.clone());
+        let handle = server.handle();
+        (Some(server), handle)
+    };
     let current = AtomicI64::new(gen as i64);
     let t0 = Instant::now();
     let pb = bar(multi, "{spinner} self-play  {msg}");
@@ -34,7 +44,7 @@ pub fn selfplay_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop
         let watcher = {
             let (handle, current) = (handle.clone(), &current);
             let poll = Duration::from_millis(cfg.pipeline.model_poll_ms.max(10));
-            scope.spawn(move || follow_generations(run, &handle, current, poll, (device, threads), stop))
+            scope.spawn(move || follow_generations(run, &handle, per_thread, current, poll, (device, threads), stop))
         };
         let mut sp = cfg.selfplay.clone();
         // A resumed run must not replay the games of the previous session.
@@ -61,16 +71,20 @@ pub fn selfplay_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop
         Ok(progress)
     });
     drop(handle);
-    server.join();
+    if let Some(server) = server {
+        server.join();
+    }
     pb.finish();
     result
 }
 
 /// Polls `models/` every `poll` until `stop` and hands each generation newer than `current` to
-/// the running server (`current` is updated to it).
+/// the running server, or to the worker threads' evaluators when `per_thread` (`current` is
+/// updated to it).
 fn follow_generations(
     run: &RunDir,
     handle: &ServerHandle,
+    per_thread: bool,
     current: &AtomicI64,
     poll: Duration,
     (device, threads): (tch::Device, usize),
@@ -80,8 +94,12 @@ fn follow_generations(
         std::thread::sleep(poll);
         if let Some((g, dir)) = run.latest_generation()? {
             if g as i64 > current.load(Ordering::SeqCst) {
-                let ev = ModelEvaluator::load(&dir, device)?.with_intra_op_threads(threads);
-                handle.publish(Box::new(ev), g as i64)?;
+                if per_thread {
+                    handle.publish_factory(load_line_table(&dir)?.factory(), g as i64)?;
+                } else {
+                    let ev = ModelEvaluator::load(&dir, device)?.with_intra_op_threads(threads);
+                    handle.publish(Box::new(ev), g as i64)?;
+                }
                 current.store(g as i64, Ordering::SeqCst);
             }
         }

@@ -258,9 +258,37 @@ pub fn write_model_files(dir: &Path, vs: &nn::VarStore, config: &ModelConfig) ->
 /// Loads the table of a line-pattern generation (or a models directory with `LATEST`) for the
 /// torch-free evaluator. Errors when the model is not a line-pattern net (naming its kind), when
 /// `config.json` records no table, or when the table's version or checksum disagrees with it.
+/// A table already loaded by this process (same directory, same checksum in `config.json`) is
+/// shared instead of read again (the arena builds an evaluator per game).
 pub fn load_line_table(dir: &Path) -> Result<Arc<LinePatternNet>> {
+    type Stamp = (String, u64, Option<std::time::SystemTime>);
+    type Cache = std::sync::Mutex<HashMap<PathBuf, (Stamp, Arc<LinePatternNet>)>>;
+    static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
     let dir = resolve_model_dir(dir)?;
-    let config = ModelConfig::read(&dir)?;
+    let key = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+    let cache = CACHE.get_or_init(Default::default);
+    // The checksum config.json records, and the table file's length and modification time.
+    let stamp = |sum: String| -> Stamp {
+        let meta = std::fs::metadata(dir.join(TABLE_FILE)).ok();
+        (sum, meta.as_ref().map_or(0, |m| m.len()), meta.and_then(|m| m.modified().ok()))
+    };
+    let recorded = ModelConfig::read(&dir)?.line_table.map(|t| stamp(t.checksum));
+    if let (Some(want), Ok(c)) = (&recorded, cache.lock()) {
+        if let Some((s, net)) = c.get(&key) {
+            if s == want {
+                return Ok(net.clone());
+            }
+        }
+    }
+    let net = read_line_table(&dir)?;
+    if let Ok(mut c) = cache.lock() {
+        c.insert(key, (stamp(net.weights().checksum()), net.clone()));
+    }
+    Ok(net)
+}
+
+fn read_line_table(dir: &Path) -> Result<Arc<LinePatternNet>> {
+    let config = ModelConfig::read(dir)?;
     ensure!(
         config.net.kind == NetKind::Linepattern,
         "{}: the model is a {:?} net, not a line-pattern net",
@@ -443,8 +471,9 @@ impl Evaluator for ModelEvaluator {
 
 /// The one model loader of the commands and the pipeline: builds a
 /// [`renju_selfplay::eval::EvaluatorLoader`] that loads `model:DIR` specs (a generation directory,
-/// or a models directory with `LATEST`) as [`ModelEvaluator`]s on `device` (the configured one:
-/// `training.device` in the pipeline, `auto` for the commands).
+/// or a models directory with `LATEST`) by the kind stored with them ([`load_evaluator`]): a
+/// line-pattern net as its torch-free table evaluator, a residual net as a [`ModelEvaluator`] on
+/// `device` (the configured one: `training.device` in the pipeline, `auto` for the commands).
 pub fn evaluator_loader(device: Device) -> impl Fn(&Path, usize) -> Result<Box<dyn Evaluator>> + Sync {
-    move |dir: &Path, _size: usize| -> Result<Box<dyn Evaluator>> { Ok(Box::new(ModelEvaluator::load(dir, device)?)) }
+    move |dir: &Path, _size: usize| -> Result<Box<dyn Evaluator>> { Ok(load_evaluator(dir, device)?.0) }
 }

@@ -152,12 +152,12 @@ fn tiny_line_pattern_net_overfits_a_small_data_set() {
     cfg.augment_symmetry = false;
     cfg.l2 = 0.0;
     cfg.optimizer = OptimizerConfig::Adamw { beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.0 };
-    cfg.schedule = LrSchedule { lr: 0.01, warmup_steps: 10, milestones: vec![(250, 0.3)] };
+    cfg.schedule = LrSchedule { lr: 0.03, warmup_steps: 5, milestones: vec![(30, 0.3)] };
     let mut t = Trainer::open_or_resume(run.path(), cfg).unwrap();
     t.refresh_window().unwrap();
     let first = t.train_steps(1).unwrap();
     assert!(first.loss > 3.0, "initial loss {}", first.loss);
-    let m = t.train_steps(299).unwrap();
+    let m = t.train_steps(39).unwrap();
     let last = *m.step_losses.last().unwrap();
     assert!(last < 0.3, "final loss {last} (policy {}, value {})", m.policy_loss, m.value_loss);
 }
