@@ -219,9 +219,9 @@ impl ResNet {
 /// ([`crate::linenet`]). Both take the encoder's planes and globals and give the same outputs.
 pub enum Net {
     /// [`NetKind::Resnet`].
-    Res(ResNet),
+    Res(Box<ResNet>),
     /// [`NetKind::Linepattern`].
-    Line(LineNet),
+    Line(Box<LineNet>),
 }
 
 impl Net {
@@ -229,8 +229,8 @@ impl Net {
     /// with `tch::manual_seed` first for reproducible weights).
     pub fn new(vs: &nn::Path, cfg: &NetConfig, shape: NetShape) -> Result<Net> {
         Ok(match cfg.kind {
-            NetKind::Resnet => Net::Res(ResNet::new(vs, cfg, shape)?),
-            NetKind::Linepattern => Net::Line(LineNet::new(vs, cfg, shape)?),
+            NetKind::Resnet => Net::Res(Box::new(ResNet::new(vs, cfg, shape)?)),
+            NetKind::Linepattern => Net::Line(Box::new(LineNet::new(vs, cfg, shape)?)),
         })
     }
 
