@@ -281,6 +281,31 @@ pub(crate) fn encode_zeroed_planes(inp: &EncodeInput<'_>, planes: &mut [f32], gl
     globals[global::COLOURS_SETTLED] = inp.colours_settled as u8 as f32;
 }
 
+/// `n` encoded positions (`planes: [n, NUM_PLANES, S, S]`, `globals: [n, NUM_GLOBALS]`) of random
+/// RIF renju games on side `size`, each stopped at a stone count drawn from `stones` (protocol
+/// decisions included on the way), skipping finished games. Reproducible from `seed`; a workload
+/// for evaluator tests and benchmarks.
+pub fn random_positions(n: usize, size: usize, stones: std::ops::RangeInclusive<usize>, seed: u64) -> (Vec<f32>, Vec<f32>) {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let pl = planes_len(size);
+    let (mut planes, mut globals) = (vec![0f32; n * pl], vec![0f32; n * NUM_GLOBALS]);
+    let mut i = 0;
+    while i < n {
+        let mut game = Game::new(size, Rule::Renju, renju_rules::Protocol::Rif, None).expect("RIF renju is a valid game");
+        let target = rng.gen_range(stones.clone());
+        while game.outcome().is_none() && game.board().stones().len() < target {
+            let legal = game.legal_actions();
+            game.apply(legal[rng.gen_range(0..legal.len())]).expect("a legal action applies");
+        }
+        if game.outcome().is_some() {
+            continue;
+        }
+        encode(&game, &mut planes[i * pl..(i + 1) * pl], &mut globals[i * NUM_GLOBALS..(i + 1) * NUM_GLOBALS]);
+        i += 1;
+    }
+    (planes, globals)
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -280,12 +280,19 @@ impl StoneView {
     /// The view of encoder version `version`. Errors on a version this build does not know.
     pub fn of_encoder(version: u32) -> Result<StoneView> {
         match version {
-            1 => Ok(StoneView::Absolute {
-                black: plane::BLACK,
-                white: plane::WHITE,
-                decider_is_black: global::DECIDER_IS_BLACK,
-            }),
+            // Version 1: black 0, white 1, forbidden 2, offers 3, last stones 4..=6; global 0.
+            1 => Ok(StoneView::Absolute { black: 0, white: 1, decider_is_black: global::DECIDER_IS_BLACK }),
+            2 => Ok(StoneView::Relative { own: plane::OWN, opp: plane::OPPONENT, colour_plane: plane::DECIDER_IS_BLACK }),
             v => bail!("the line-pattern net does not know encoder version {v} (this build encodes version {ENCODER_VERSION})"),
+        }
+    }
+
+    /// The planes of the per-point inputs after own and opponent stones, in [`POINT_INPUTS`]
+    /// order: Black's forbidden points, pending offers, the last three stones.
+    pub fn extra_planes(&self) -> [usize; POINT_INPUTS - 2] {
+        match self {
+            StoneView::Absolute { .. } => [2, 3, 4, 5, 6],
+            StoneView::Relative { .. } => [plane::FORBIDDEN, plane::OFFERS, plane::LAST1, plane::LAST2, plane::LAST3],
         }
     }
 
@@ -583,7 +590,7 @@ impl LinePatternEvaluator {
         }
         let table = &w.table[if black { 0 } else { CANONICAL_PATTERNS * f }..];
         let canon = &canonical().of_raw;
-        let extra = [plane::FORBIDDEN, plane::OFFERS, plane::LAST1, plane::LAST2, plane::LAST3];
+        let extra = net.view.extra_planes();
         sc.act.resize(pp * f, 0.0);
         for p in 0..pp {
             let h = &mut sc.act[p * f..(p + 1) * f];

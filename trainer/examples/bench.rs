@@ -90,8 +90,8 @@ fn main() -> Result<()> {
     };
     let dev = device.resolve()?;
     let net_cfg = NetConfig::preset(&preset)?;
-    println!("preset {preset} ({} blocks x {} channels), batch {batch}, device {dev:?}, torch threads {}",
-        net_cfg.blocks, net_cfg.channels, tch::get_num_threads());
+    println!("preset {preset} ({:?}; resnet {} blocks x {} channels, linepattern F {} x {} line channels), batch {batch}, device {dev:?}, torch threads {}",
+        net_cfg.kind, net_cfg.blocks, net_cfg.channels, net_cfg.line_features, net_cfg.line_channels, tch::get_num_threads());
 
     // ---- training through the Trainer ----
     let run = tempfile::tempdir()?;

@@ -25,7 +25,7 @@
 use crate::config::NetConfig;
 use crate::net::NetShape;
 use anyhow::{ensure, Context, Result};
-use renju_selfplay::encode::{plane, ENCODER_VERSION};
+use renju_selfplay::encode::ENCODER_VERSION;
 use renju_selfplay::linepattern::{
     canonical, cell, pattern_line, LinePatternWeights, StoneView, CANONICAL_PATTERNS, HALF, POINT_INPUTS,
 };
@@ -172,10 +172,9 @@ impl LineNet {
             .index_copy(0, &bidx, &fb)
             .index_copy(0, &widx, &fw);
         let empty = own.ones_like() - &own - &opp;
-        let inputs = Tensor::cat(
-            &[&own, &opp, &pl(plane::FORBIDDEN), &pl(plane::OFFERS), &pl(plane::LAST1), &pl(plane::LAST2), &pl(plane::LAST3)],
-            1,
-        );
+        let mut inputs = vec![own.shallow_clone(), opp.shallow_clone()];
+        inputs.extend(self.view.extra_planes().iter().map(|&c| pl(c)));
+        let inputs = Tensor::cat(&inputs, 1);
         let emb = inputs.permute([0, 2, 3, 1]).matmul(&self.point_embed).permute([0, 3, 1, 2]);
         let g = self.global.forward(globals).unsqueeze(-1).unsqueeze(-1);
         let a = (lines * empty + emb + g).relu();

@@ -4,15 +4,13 @@
 mod common;
 
 use common::{tiny_config, write_shard, SIZE};
-use rand::{Rng, SeedableRng};
-use renju_rules::{Game, Protocol, Rule};
 use renju_selfplay::action::action_space_size;
-use renju_selfplay::encode::{encode, NUM_GLOBALS, NUM_PLANES};
+use renju_selfplay::encode::{NUM_GLOBALS, NUM_PLANES};
 use renju_selfplay::eval::Evaluator;
 use renju_selfplay::linepattern::TABLE_FILE;
 use renju_trainer::config::{LrSchedule, NetConfig, NetKind, OptimizerConfig};
 use renju_trainer::model::{load_evaluator, load_line_table, load_model, ModelConfig, ModelEvaluator};
-use renju_trainer::Trainer;
+use renju_trainer::{RunDir, Trainer};
 
 fn line_config() -> renju_trainer::TrainerConfig {
     let mut cfg = tiny_config();
@@ -20,39 +18,18 @@ fn line_config() -> renju_trainer::TrainerConfig {
     cfg
 }
 
-/// `n` positions of random RIF games (every decision kind, 0..=80 decisions deep).
+/// `n` positions of random RIF games (every decision kind, 0..=60 stones).
 fn random_positions(n: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let mut planes = vec![0f32; n * NUM_PLANES * SIZE * SIZE];
-    let mut globals = vec![0f32; n * NUM_GLOBALS];
-    let pl = NUM_PLANES * SIZE * SIZE;
-    let mut i = 0;
-    while i < n {
-        let mut game = Game::new(SIZE, Rule::Renju, Protocol::Rif, None).unwrap();
-        let depth = rng.gen_range(0..=80);
-        for _ in 0..depth {
-            if game.outcome().is_some() {
-                break;
-            }
-            let legal = game.legal_actions();
-            game.apply(legal[rng.gen_range(0..legal.len())]).unwrap();
-        }
-        if game.outcome().is_some() {
-            continue;
-        }
-        encode(&game, &mut planes[i * pl..(i + 1) * pl], &mut globals[i * NUM_GLOBALS..(i + 1) * NUM_GLOBALS]);
-        i += 1;
-    }
-    (planes, globals)
+    renju_selfplay::encode::random_positions(n, SIZE, 0..=60, seed)
 }
 
 /// A line-pattern run trained a few steps (biases off zero) and published as generation 1.
 fn trained_run() -> (tempfile::TempDir, std::path::PathBuf) {
     let run = tempfile::tempdir().unwrap();
-    write_shard(&run.path().join("selfplay"), 0..32);
+    write_shard(&RunDir::new(run.path()).selfplay(), 0..32);
     let mut cfg = line_config();
     cfg.schedule = LrSchedule { lr: 0.05, warmup_steps: 1, milestones: vec![] };
-    let mut t = Trainer::open_or_resume(run.path(), cfg).unwrap();
+    let mut t = Trainer::open_or_resume(&RunDir::new(run.path()), cfg).unwrap();
     t.refresh_window().unwrap();
     t.train_steps(5).unwrap();
     assert_eq!(t.publish().unwrap(), 1);
@@ -135,25 +112,25 @@ fn kind_and_table_are_checked_on_load() {
     assert!(err.contains("checksum mismatch") && err.contains(TABLE_FILE), "{err}");
     // A residual model is not a line-pattern table.
     let res = tempfile::tempdir().unwrap();
-    Trainer::open_or_resume(res.path(), tiny_config()).unwrap();
+    Trainer::open_or_resume(&RunDir::new(res.path()), tiny_config()).unwrap();
     let err = format!("{:#}", load_line_table(&res.path().join("models")).err().unwrap());
     assert!(err.contains("not a line-pattern net"), "{err}");
     // A line-pattern checkpoint cannot be resumed as a residual run.
-    let err = format!("{:#}", Trainer::open_or_resume(_run.path(), tiny_config()).err().unwrap());
+    let err = format!("{:#}", Trainer::open_or_resume(&RunDir::new(_run.path()), tiny_config()).err().unwrap());
     assert!(!err.is_empty());
 }
 
 #[test]
 fn tiny_line_pattern_net_overfits_a_small_data_set() {
     let run = tempfile::tempdir().unwrap();
-    write_shard(&run.path().join("selfplay"), 0..32);
+    write_shard(&RunDir::new(run.path()).selfplay(), 0..32);
     let mut cfg = line_config();
     cfg.batch_size = 32;
     cfg.augment_symmetry = false;
     cfg.l2 = 0.0;
     cfg.optimizer = OptimizerConfig::Adamw { beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.0 };
     cfg.schedule = LrSchedule { lr: 0.03, warmup_steps: 5, milestones: vec![(30, 0.3)] };
-    let mut t = Trainer::open_or_resume(run.path(), cfg).unwrap();
+    let mut t = Trainer::open_or_resume(&RunDir::new(run.path()), cfg).unwrap();
     t.refresh_window().unwrap();
     let first = t.train_steps(1).unwrap();
     assert!(first.loss > 3.0, "initial loss {}", first.loss);

@@ -1,0 +1,159 @@
+//! Line-pattern net throughput, side by side with the residual net in one run, one thread each.
+//!
+//! ```text
+//! cargo run --release -p renju-trainer --example bench_linepattern -- [--positions 4000]
+//!     [--resnet-positions 512] [--games 16] [--playouts 128] [--fast-playouts 32]
+//! ```
+//!
+//! - Evaluator: positions/s of the table evaluator (`LinePatternEvaluator`, the `linepattern`
+//!   preset, F = 32) and of the tch `ModelEvaluator` with the `quick` ResNet (6 x 64), both on
+//!   15x15 renju midgames (30-60 stones from random RIF games), torch limited to one thread; the
+//!   table evaluator in requests of 16 positions (a self-play request), the ResNet in batches
+//!   of 256. Also the share of the table evaluation spent building pattern indices (what an
+//!   incremental update along the search path could save at most).
+//! - Self-play: `run_selfplay` with the table evaluated inside one worker thread: playouts/s.
+//!
+//! Prints the load average with every figure: on a shared machine wall-clock figures are noisy.
+
+use anyhow::Result;
+use renju_selfplay::encode::{NUM_GLOBALS, NUM_PLANES};
+use renju_selfplay::eval::Evaluator;
+use renju_selfplay::linepattern::{cell, LineGeometry};
+use renju_selfplay::selfplay::{run_selfplay, GameSink, SelfplayConfig};
+use renju_selfplay::server::ServerHandle;
+use renju_trainer::config::{DeviceChoice, NetConfig, TrainerConfig};
+use renju_trainer::model::load_line_table;
+use renju_trainer::{ModelEvaluator, RunDir, Trainer};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+const SIZE: usize = 15;
+
+fn arg(name: &str, default: &str) -> String {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned()).unwrap_or_else(|| default.to_string())
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg").map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).unwrap_or_default()
+}
+
+fn published(preset: &str) -> Result<(tempfile::TempDir, std::path::PathBuf)> {
+    let run = tempfile::tempdir()?;
+    let cfg = TrainerConfig {
+        net: NetConfig::preset(preset)?,
+        device: DeviceChoice::Cpu,
+        tensorboard: false,
+        ..Default::default()
+    };
+    Trainer::open_or_resume(&RunDir::new(run.path()), cfg)?; // publishes generation 0
+    let models = run.path().join("models");
+    Ok((run, models))
+}
+
+struct Discard;
+impl GameSink for Discard {
+    fn accept(&mut self, _: renju_selfplay::selfplay::FinishedGame) -> Result<()> {
+        Ok(())
+    }
+    fn finish(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+fn main() -> Result<()> {
+    let n: usize = arg("--positions", "4000").parse()?;
+    let n_res: usize = arg("--resnet-positions", "512").parse()?;
+    let games: u64 = arg("--games", "16").parse()?;
+    tch::set_num_threads(1);
+    let pl = NUM_PLANES * SIZE * SIZE;
+    let (planes, globals) = renju_selfplay::encode::random_positions(n.max(n_res), SIZE, 30..=60, 5);
+
+    let (_lp_run, lp_models) = published("linepattern")?;
+    let net = load_line_table(&lp_models)?;
+    let mut table = net.evaluator();
+    let (_res_run, res_models) = published("quick")?;
+    let mut resnet = ModelEvaluator::load(&res_models, tch::Device::Cpu)?;
+
+    // Table evaluator, requests of 16.
+    let req = 16;
+    table.evaluate(&planes[..req * pl], &globals[..req * NUM_GLOBALS], req)?;
+    let load0 = loadavg();
+    let t = Instant::now();
+    let mut done = 0;
+    while done + req <= n {
+        let out = table.evaluate(&planes[done * pl..(done + req) * pl], &globals[done * NUM_GLOBALS..(done + req) * NUM_GLOBALS], req)?;
+        std::hint::black_box(&out);
+        done += req;
+    }
+    let table_pps = done as f64 / t.elapsed().as_secs_f64();
+    // The pattern-index stage alone (cells from the planes + raw indices).
+    let geo = LineGeometry::new(SIZE);
+    let pp = SIZE * SIZE;
+    let (mut cells, mut raw) = (vec![0u8; pp], Vec::new());
+    let t = Instant::now();
+    for i in 0..done {
+        let p = &planes[i * pl..(i + 1) * pl];
+        let black = globals[i * NUM_GLOBALS] > 0.5;
+        let (own, opp) = if black { (0, 1) } else { (1, 0) };
+        for (q, c) in cells.iter_mut().enumerate() {
+            *c = if p[own * pp + q] > 0.5 {
+                cell::OWN
+            } else if p[opp * pp + q] > 0.5 {
+                cell::OPP
+            } else {
+                cell::EMPTY
+            };
+        }
+        geo.raw_indices(&cells, &mut raw);
+        std::hint::black_box(&raw);
+    }
+    let index_s = t.elapsed().as_secs_f64() / done as f64;
+    println!(
+        "table evaluator (F = {}): {table_pps:.0} positions/s per thread ({:.2} us each; pattern indices {:.2} us = {:.1}%) [load {load0} -> {}]",
+        net.weights().features,
+        1e6 / table_pps,
+        index_s * 1e6,
+        100.0 * index_s * table_pps,
+        loadavg()
+    );
+
+    // ResNet quick, batches of 256, one torch thread.
+    let b = 256.min(n_res);
+    resnet.evaluate(&planes[..b * pl], &globals[..b * NUM_GLOBALS], b)?;
+    let load0 = loadavg();
+    let t = Instant::now();
+    let mut done = 0;
+    while done + b <= n_res {
+        std::hint::black_box(resnet.evaluate(&planes[done * pl..(done + b) * pl], &globals[done * NUM_GLOBALS..(done + b) * NUM_GLOBALS], b)?);
+        done += b;
+    }
+    let res_pps = done as f64 / t.elapsed().as_secs_f64();
+    println!("quick ResNet (tch, 1 thread, batch {b}): {res_pps:.1} positions/s [load {load0} -> {}]", loadavg());
+    println!("ratio table / ResNet: {:.0}x", table_pps / res_pps);
+
+    // Self-play with the table inside one worker thread.
+    let cfg = SelfplayConfig {
+        size: SIZE,
+        playouts: arg("--playouts", "128").parse()?,
+        fast_playouts: arg("--fast-playouts", "32").parse()?,
+        threads: 1,
+        games_per_thread: 16,
+        stone_cap: Some(120),
+        ..Default::default()
+    };
+    let handle = ServerHandle::per_thread(net.factory(), 0, SIZE);
+    let load0 = loadavg();
+    let stop = AtomicBool::new(false);
+    let prog = run_selfplay(&cfg, &handle, Some(games), &stop, &mut Discard, &mut |_| {})?;
+    println!(
+        "self-play, table in the worker thread: {} games, {} playouts in {:.1} s = {:.0} playouts/s, {:.1} games/s [load {load0} -> {}]",
+        prog.games,
+        prog.playouts,
+        prog.seconds,
+        prog.playouts as f64 / prog.seconds,
+        prog.games as f64 / prog.seconds,
+        loadavg()
+    );
+    Ok(())
+}
