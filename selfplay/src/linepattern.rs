@@ -650,14 +650,13 @@ impl LinePatternEvaluator {
                     }
                 }
                 let a = &sc.act[p * f..(p + 1) * f];
-                let mut logit = pb;
-                for j in 0..f {
-                    let v = a[j] + o[j].max(0.0);
-                    o[j] = v;
-                    logit += v * w.policy_w[j];
-                    pooled[j] += v;
-                    pooled[f + j] = pooled[f + j].max(v);
+                let (mean, max) = pooled.split_at_mut(f);
+                for (((v, &av), m), mx) in o.iter_mut().zip(a).zip(mean.iter_mut()).zip(max.iter_mut()) {
+                    *v = av + v.max(0.0);
+                    *m += *v;
+                    *mx = mx.max(*v);
                 }
+                let logit = pb + dot(o, &w.policy_w);
                 logits[p] = logit;
             }
         }

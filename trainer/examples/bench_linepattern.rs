@@ -34,6 +34,20 @@ fn arg(name: &str, default: &str) -> String {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned()).unwrap_or_else(|| default.to_string())
 }
 
+/// CPU seconds this process has used (user + system, from `/proc/self/stat`, 10 ms ticks): the
+/// measured phases are single-threaded, so this is the thread's CPU time, which other load on a
+/// shared machine inflates far less than wall-clock time.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let rest = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<f64> = rest.split_whitespace().map(|x| x.parse().unwrap_or(0.0)).collect();
+    if f.len() > 13 {
+        (f[11] + f[12]) / 100.0
+    } else {
+        f64::NAN
+    }
+}
+
 fn loadavg() -> String {
     std::fs::read_to_string("/proc/loadavg").map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).unwrap_or_default()
 }
@@ -79,7 +93,7 @@ fn main() -> Result<()> {
     let req = 16;
     table.evaluate(&planes[..req * pl], &globals[..req * NUM_GLOBALS], req)?;
     let load0 = loadavg();
-    let t = Instant::now();
+    let (t, c) = (Instant::now(), cpu_seconds());
     let mut done = 0;
     while done + req <= n {
         let out = table.evaluate(&planes[done * pl..(done + req) * pl], &globals[done * NUM_GLOBALS..(done + req) * NUM_GLOBALS], req)?;
@@ -87,6 +101,7 @@ fn main() -> Result<()> {
         done += req;
     }
     let table_pps = done as f64 / t.elapsed().as_secs_f64();
+    let table_cpu = done as f64 / (cpu_seconds() - c);
     // The pattern-index stage alone (cells from the planes + raw indices).
     let geo = LineGeometry::new(SIZE);
     let pp = SIZE * SIZE;
@@ -110,7 +125,7 @@ fn main() -> Result<()> {
     }
     let index_s = t.elapsed().as_secs_f64() / done as f64;
     println!(
-        "table evaluator (F = {}): {table_pps:.0} positions/s per thread ({:.2} us each; pattern indices {:.2} us = {:.1}%) [load {load0} -> {}]",
+        "table evaluator (F = {}): {table_pps:.0} positions/s per thread wall-clock, {table_cpu:.0} per CPU-second ({:.2} us each; pattern indices {:.2} us = {:.1}% of wall-clock) [load {load0} -> {}]",
         net.weights().features,
         1e6 / table_pps,
         index_s * 1e6,
@@ -122,15 +137,16 @@ fn main() -> Result<()> {
     let b = 256.min(n_res);
     resnet.evaluate(&planes[..b * pl], &globals[..b * NUM_GLOBALS], b)?;
     let load0 = loadavg();
-    let t = Instant::now();
+    let (t, c) = (Instant::now(), cpu_seconds());
     let mut done = 0;
     while done + b <= n_res {
         std::hint::black_box(resnet.evaluate(&planes[done * pl..(done + b) * pl], &globals[done * NUM_GLOBALS..(done + b) * NUM_GLOBALS], b)?);
         done += b;
     }
     let res_pps = done as f64 / t.elapsed().as_secs_f64();
-    println!("quick ResNet (tch, 1 thread, batch {b}): {res_pps:.1} positions/s [load {load0} -> {}]", loadavg());
-    println!("ratio table / ResNet: {:.0}x", table_pps / res_pps);
+    let res_cpu = done as f64 / (cpu_seconds() - c);
+    println!("quick ResNet (tch, 1 thread, batch {b}): {res_pps:.1} positions/s wall-clock, {res_cpu:.1} per CPU-second [load {load0} -> {}]", loadavg());
+    println!("ratio table / ResNet: {:.0}x wall-clock, {:.0}x CPU time", table_pps / res_pps, table_cpu / res_cpu);
 
     // Self-play with the table inside one worker thread.
     let cfg = SelfplayConfig {
@@ -145,13 +161,16 @@ fn main() -> Result<()> {
     let handle = ServerHandle::per_thread(net.factory(), 0, SIZE);
     let load0 = loadavg();
     let stop = AtomicBool::new(false);
+    let c = cpu_seconds();
     let prog = run_selfplay(&cfg, &handle, Some(games), &stop, &mut Discard, &mut |_| {})?;
+    let cpu = cpu_seconds() - c;
     println!(
-        "self-play, table in the worker thread: {} games, {} playouts in {:.1} s = {:.0} playouts/s, {:.1} games/s [load {load0} -> {}]",
+        "self-play, table in the worker thread: {} games, {} playouts in {:.1} s = {:.0} playouts/s wall-clock, {:.0} per CPU-second, {:.1} games/s [load {load0} -> {}]",
         prog.games,
         prog.playouts,
         prog.seconds,
         prog.playouts as f64 / prog.seconds,
+        prog.playouts as f64 / cpu,
         prog.games as f64 / prog.seconds,
         loadavg()
     );
