@@ -43,8 +43,8 @@ pub const SIDE_CODES: usize = 364;
 pub const RAW_PATTERNS: usize = SIDE_CODES * SIDE_CODES;
 /// Canonical patterns (a pattern and its mirror count once): `364 * 365 / 2`.
 pub const CANONICAL_PATTERNS: usize = SIDE_CODES * (SIDE_CODES + 1) / 2;
-/// Line directions `(dx, dy)`: horizontal, vertical, diagonal, anti-diagonal.
-pub const DIRS: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
+/// Line directions `(dx, dy)` (the rules crate's): horizontal, vertical, diagonal, anti-diagonal.
+pub use renju_rules::board::DIRS;
 /// Per-point inputs a line cannot see, in this order: own stone, opponent stone, Black's
 /// forbidden point, pending offer, the last three stones placed (encoder planes 2..=6).
 pub const POINT_INPUTS: usize = 7;

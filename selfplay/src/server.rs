@@ -201,7 +201,7 @@ impl ServerHandle {
                 tx.send(Msg::Eval { planes, globals, n, reply }).map_err(|_| anyhow!("the inference server has stopped"))?
             }
             Route::PerThread { shared, local } => {
-                let r = self.evaluate_here(shared, local, &planes, &globals, n).map_err(|e| format!("{e:#}"));
+                let r = self.evaluate_here(shared, local, &planes, &globals, n).map_err(|e| EvalError::Failed(format!("{e:#}")));
                 let _ = reply.send(r);
             }
         }
