@@ -305,6 +305,7 @@ pub fn random_positions(n: usize, size: usize, stones: std::ops::RangeInclusive<
         i += 1;
     }
     (planes, globals)
+}
 
 #[cfg(test)]
 mod tests {
