@@ -4,8 +4,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result};
@@ -15,7 +13,7 @@ use renju_arena::arena::{ArenaConfig, OpeningMode};
 use renju_arena::curve::{due_generations, play_point, CurveConfig, CurveDir, CurveGeneration, CurveOpponent};
 use renju_selfplay::record::{list_shards, read_shard_meta};
 use renju_trainer::model::{list_generations, CONFIG_FILE};
-use renju_zero::pipeline::{RunConfig, RunDir};
+use renju_zero::pipeline::{RunConfig, RunDir, Stop};
 
 use crate::cmd_arena::default_threads;
 use renju_trainer::config::DeviceChoice;
@@ -133,11 +131,8 @@ pub fn run(args: CurveArgs) -> Result<i32> {
     };
     let out = args.out.clone().unwrap_or_else(|| run.root.join("curve"));
     let mut curve = CurveDir::open(&out, &curve_cfg)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    if args.follow {
-        let s = stop.clone();
-        let _ = ctrlc::set_handler(move || s.store(true, Ordering::SeqCst));
-    }
+    // Following a run: SIGINT / SIGTERM / SIGHUP stop after the current point.
+    let stop = if args.follow { Stop::on_signals()? } else { Stop::default() };
     let mut tally = GameTally::default();
     let load_model = evaluator_loader(DeviceChoice::Auto.resolve()?);
     eprintln!(
@@ -160,7 +155,7 @@ pub fn run(args: CurveArgs) -> Result<i32> {
         };
         for g in due_generations(&available, args.every_generations, !args.follow) {
             for opp in &opponents {
-                if curve.has(g, &opp.name) || stop.load(Ordering::SeqCst) {
+                if curve.has(g, &opp.name) || stop.is_set() {
                     continue;
                 }
                 let dir = gen_dir(g);
@@ -192,11 +187,11 @@ pub fn run(args: CurveArgs) -> Result<i32> {
                 curve.push(row)?;
             }
         }
-        if !args.follow || stop.load(Ordering::SeqCst) {
+        if !args.follow || stop.is_set() {
             break;
         }
         let until = std::time::Instant::now() + Duration::from_secs(args.poll_seconds.max(1));
-        while std::time::Instant::now() < until && !stop.load(Ordering::SeqCst) {
+        while std::time::Instant::now() < until && !stop.is_set() {
             std::thread::sleep(Duration::from_millis(200));
         }
     }

@@ -80,7 +80,7 @@ pub fn run(a: SelfplayArgs) -> anyhow::Result<i32> {
     if let Some(run) = &a.run {
         let (dir, cfg) = pipeline::open_run(run, None, &[], false)?;
         let when = StopWhen { generation: None, minutes: a.minutes, games: a.games };
-        pipeline::selfplay_only(&cfg, &dir, &when, &Stop::on_ctrl_c())?;
+        pipeline::selfplay_only(&cfg, &dir, &when, &Stop::on_signals()?)?;
         return Ok(0);
     }
     let (Some(games), Some(out)) = (a.games, a.out) else {

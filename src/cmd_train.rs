@@ -61,8 +61,8 @@ pub fn run(args: TrainArgs) -> anyhow::Result<i32> {
         PathBuf::from("runs").join(stem)
     });
     let (dir, cfg) = open_run(&run_path, Some(&args.config), &args.common.sets, args.common.force)?;
-    eprintln!("run directory: {} (TensorBoard: tensorboard --logdir {})", dir.root.display(), dir.tensorboard().display());
-    pipeline::train(&cfg, &dir, &args.common.stop_when(), &Stop::on_ctrl_c())?;
+    pipeline::say(&format!("run directory: {} (TensorBoard: tensorboard --logdir {})", dir.root.display(), dir.tensorboard().display()));
+    pipeline::train(&cfg, &dir, &args.common.stop_when(), &Stop::on_signals()?)?;
     Ok(0)
 }
 
@@ -70,6 +70,6 @@ pub fn run(args: TrainArgs) -> anyhow::Result<i32> {
 pub fn run_trainer(args: TrainerArgs) -> anyhow::Result<i32> {
     let (dir, cfg) = open_run(&args.run, args.config.as_deref(), &args.common.sets, args.common.force)?;
     let multi = indicatif::MultiProgress::new();
-    pipeline::trainer_only(&cfg, &dir, &args.common.stop_when(), &Stop::on_ctrl_c(), &multi)?;
+    pipeline::trainer_only(&cfg, &dir, &args.common.stop_when(), &Stop::on_signals()?, &multi)?;
     Ok(0)
 }

@@ -60,7 +60,7 @@ fn main() {
     match result {
         Ok(code) => std::process::exit(code),
         Err(err) => {
-            eprintln!("error: {err:#}");
+            renju_zero::pipeline::say(&format!("error: {err:#}"));
             std::process::exit(2);
         }
     }

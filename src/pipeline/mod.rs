@@ -34,7 +34,7 @@ mod trainer_half;
 pub use config::{open_run, RunConfig};
 pub use renju_trainer::RunDir;
 pub use selfplay_half::selfplay_loop;
-pub use stop::{Stop, StopWhen};
+pub use stop::{say, Stop, StopWhen};
 pub use trainer_half::trainer_loop;
 
 use anyhow::Result;
@@ -45,13 +45,13 @@ use renju_selfplay::selfplay::Progress;
 fn sweep(run: &RunDir) -> Result<()> {
     for p in run.sweep_partial_files()? {
         let line = format!("ignored and removed a partial file left by an interrupted run: {}", p.display());
-        eprintln!("{line}");
+        say(&line);
         run.note(&line)?;
     }
     Ok(())
 }
 
-/// `renju-zero train`: both halves in one process until `when` or Ctrl-C.
+/// `renju-zero train`: both halves in one process until `when` or a stop signal.
 pub fn train(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop) -> Result<()> {
     sweep(run)?;
     run.note(&format!("train started (pid {})", std::process::id()))?;

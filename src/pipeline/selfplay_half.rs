@@ -8,7 +8,7 @@
 //! (`ServerHandle::per_thread`), and new generations are handed to the workers the same way.
 
 use super::generations::list_shards_or_empty;
-use super::stop::{Stop, StopWhen};
+use super::stop::{say, Stop, StopWhen};
 use super::config::RunConfig;
 use super::progress::bar;
 use anyhow::{Context, Result};
@@ -148,7 +148,7 @@ fn wait_for_generation(run: &RunDir, stop: &Stop) -> Result<Option<(u64, PathBuf
             return Ok(None);
         }
         if !announced && started.elapsed() > Duration::from_secs(5) {
-            eprintln!("waiting for a trainer to publish generation 0 in {}", run.models().display());
+            say(&format!("waiting for a trainer to publish generation 0 in {}", run.models().display()));
             announced = true;
         }
         std::thread::sleep(Duration::from_millis(500));

@@ -9,7 +9,7 @@
 
 use super::gate::gate_candidate;
 use super::generations::{append_generation_line, recover_generation_lines, GenerationLine, GenerationTally, SelfplayLine};
-use super::stop::{Stop, StopWhen};
+use super::stop::{say, Stop, StopWhen};
 use super::config::RunConfig;
 use super::progress::bar;
 use anyhow::{Context, Result};
@@ -31,7 +31,7 @@ pub fn trainer_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop,
             break;
         }
         if tl.trainer.step() < tl.due {
-            tl.train_round()?;
+            tl.train_round(stop)?;
         }
         if tl.trainer.step() >= tl.due && tl.candidate()? && when.generation.is_some_and(|g| tl.gen >= g) {
             break;
@@ -89,12 +89,13 @@ impl<'a> TrainerLoop<'a> {
     }
 
     /// Refreshes the replay window (reporting rejected shards), then either waits briefly for
-    /// self-play samples or takes up to `steps_per_round` steps, never past the due step.
-    fn train_round(&mut self) -> Result<()> {
+    /// self-play samples or takes up to `steps_per_round` steps, never past the due step (and
+    /// none after `stop` is set).
+    fn train_round(&mut self, stop: &Stop) -> Result<()> {
         let status = self.trainer.refresh_window()?;
         for (path, err) in self.trainer.take_rejected_shards() {
             let line = format!("rejected a shard (moved to {}): {err}", path.display());
-            eprintln!("{line}");
+            say(&line);
             self.run.note(&line)?;
         }
         let allowed = self.trainer.steps_allowed();
@@ -116,7 +117,10 @@ impl<'a> TrainerLoop<'a> {
         }
         self.waiting_since = None;
         let n = allowed.min(self.cfg.pipeline.steps_per_round).min(self.due - self.trainer.step());
-        self.last = self.trainer.train_steps(n)?;
+        let m = self.trainer.train_steps_until(n, stop.flag())?;
+        if m.steps > 0 {
+            self.last = m;
+        }
         let last = &self.last;
         self.pb.set_message(format!(
             "gen {} | step {} | loss {:.3} (policy {:.3}, value {:.3}) | lr {:.4} | {:.0} samples/s | window {}",
@@ -194,7 +198,7 @@ impl<'a> TrainerLoop<'a> {
         );
         self.run.note(&summary)?;
         if self.multi.is_hidden() {
-            eprintln!("{summary}");
+            say(&summary);
         } else {
             self.multi.println(&summary).ok();
         }

@@ -246,7 +246,15 @@ impl Trainer {
     /// see new shards); writes a checkpoint whenever the step count reaches a multiple of
     /// `checkpoint_every`. Errors on an empty window, naming the shard directory.
     pub fn train_steps(&mut self, n: u64) -> Result<TrainMetrics> {
-        if n == 0 {
+        self.train_steps_until(n, &std::sync::atomic::AtomicBool::new(false))
+    }
+
+    /// [`Self::train_steps`], but returns early, between two steps, once `stop` is set (so a
+    /// stop never waits for a whole round of steps). The metrics cover the steps taken
+    /// (`steps`, possibly fewer than `n`, possibly 0).
+    pub fn train_steps_until(&mut self, n: u64, stop: &std::sync::atomic::AtomicBool) -> Result<TrainMetrics> {
+        let stopped = || stop.load(std::sync::atomic::Ordering::SeqCst);
+        if n == 0 || stopped() {
             return Ok(TrainMetrics { step: self.step, ..Default::default() });
         }
         let snapshot = self.window.snapshot();
@@ -278,18 +286,30 @@ impl Trainer {
                 },
                 self.config.prefetch_batches,
             )?;
+            let mut taken = 0;
             for _ in 0..chunk {
+                if stopped() {
+                    break;
+                }
                 let batch = loader.next()?;
                 lr = self.config.schedule.at(self.step);
                 stats.push(self.train_one(&batch, lr));
                 self.step += 1;
                 self.samples_trained += self.config.batch_size as u64;
+                taken += 1;
             }
-            done += chunk;
+            done += taken;
             drop(loader);
             if self.step.is_multiple_of(every) {
                 self.checkpoint()?;
             }
+            if taken < chunk {
+                break;
+            }
+        }
+        let n = done;
+        if stats.is_empty() {
+            return Ok(TrainMetrics { step: self.step, ..Default::default() });
         }
         let all = Tensor::stack(&stats, 0).to_device(Device::Cpu).to_kind(Kind::Double);
         let rows: Vec<Vec<f64>> = Vec::<Vec<f64>>::try_from(&all).context("reading training statistics")?;
