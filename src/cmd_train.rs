@@ -1,6 +1,6 @@
 //! `renju-zero train` (the main job) and `renju-zero trainer` (its training half alone).
 
-use renju_zero::pipeline::{self, open_run, Stop, StopWhen};
+use renju_zero::pipeline::{self, open_run, RunDir, Stop, StopWhen};
 use std::path::PathBuf;
 
 /// Options shared by `train` and `trainer`.
@@ -60,6 +60,8 @@ pub fn run(args: TrainArgs) -> anyhow::Result<i32> {
         let stem = args.config.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
         PathBuf::from("runs").join(stem)
     });
+    // Before anything is written: one trainer per run directory.
+    let _lock = RunDir::new(&run_path).lock_trainer()?;
     let (dir, cfg) = open_run(&run_path, Some(&args.config), &args.common.sets, args.common.force)?;
     pipeline::say(&format!("run directory: {} (TensorBoard: tensorboard --logdir {})", dir.root.display(), dir.tensorboard().display()));
     pipeline::train(&cfg, &dir, &args.common.stop_when(), &Stop::on_signals()?)?;
@@ -68,6 +70,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<i32> {
 
 /// Runs `renju-zero trainer`.
 pub fn run_trainer(args: TrainerArgs) -> anyhow::Result<i32> {
+    let _lock = RunDir::new(&args.run).lock_trainer()?;
     let (dir, cfg) = open_run(&args.run, args.config.as_deref(), &args.common.sets, args.common.force)?;
     let multi = indicatif::MultiProgress::new();
     pipeline::trainer_only(&cfg, &dir, &args.common.stop_when(), &Stop::on_signals()?, &multi)?;

@@ -132,3 +132,43 @@ fn a_second_signal_exits_at_once() {
     let (status, _) = wait_exit(&mut child, Duration::from_secs(10));
     assert_eq!(status.code(), Some(130), "{status}");
 }
+
+#[test]
+fn one_trainer_per_run_directory_and_a_killed_holder_never_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let mut first = spawn_train(&run);
+    wait_for(&mut first, &run.join("models/LATEST"), Duration::from_secs(240));
+    let holder = format!("pid {}", first.id());
+    for cmd in ["train", "trainer"] {
+        let t0 = Instant::now();
+        let mut c = bin();
+        c.arg(cmd).arg("--run").arg(&run);
+        if cmd == "train" {
+            c.args(["--config", CONFIG]);
+        }
+        let out = c.args(["--max-generations", "1"]).stdin(Stdio::null()).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "a second {cmd} was not refused: {err}");
+        assert!(err.contains("in use by another trainer") && err.contains(&holder), "{cmd}: {err}");
+        assert!(t0.elapsed() < Duration::from_secs(10), "{cmd} took {:?} to refuse", t0.elapsed());
+    }
+    // A SIGKILLed holder leaves its lock file behind; the OS has released the lock itself.
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(run.join("trainer.lock").exists());
+    let out = bin().args(["train", "--config", CONFIG, "--run"]).arg(&run).args(["--max-generations", "1"]).stdin(Stdio::null()).output().unwrap();
+    assert!(out.status.success(), "train after a killed holder: {}", String::from_utf8_lossy(&out.stderr));
+    let second = std::fs::read_to_string(run.join("trainer.lock")).unwrap();
+    assert!(!second.contains(&holder), "the lock file still names the killed holder: {second}");
+    // Every line names its writer: both trainers appear in train.log, and generations.jsonl
+    // says who published each generation.
+    let log = std::fs::read_to_string(run.join("train.log")).unwrap();
+    assert!(log.lines().all(|l| l.contains(" pid ")), "a train.log line without its writer: {log}");
+    assert!(log.contains(&format!("train {holder}@")), "{log}");
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(run.join("generations.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(!lines.is_empty());
+    for l in &lines {
+        assert!(l["writer"].as_str().is_some_and(|w| w.starts_with("train pid ")), "{l}");
+    }
+}

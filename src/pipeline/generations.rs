@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use renju_fs::append_line;
 use renju_selfplay::gamestats::GameStats;
 use renju_selfplay::record::{list_shards, read_shard, GameMeta};
+use renju_trainer::rundir::process_tag;
 use renju_trainer::RunDir;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -16,6 +17,8 @@ use std::path::{Path, PathBuf};
 #[derive(Serialize)]
 pub(crate) struct GenerationLine {
     pub(crate) generation: u64,
+    /// The process that published it ([`process_tag`]).
+    pub(crate) writer: String,
     pub(crate) step: u64,
     pub(crate) samples_trained: u64,
     pub(crate) total_samples: u64,
@@ -132,7 +135,7 @@ pub(crate) fn recover_generation_lines(run: &RunDir, newest: u64) -> Result<()> 
     }
     let last = have.iter().next_back().copied().unwrap_or(0);
     for g in (last + 1)..=newest {
-        append_line(&path, &serde_json::json!({"generation": g, "recovered": true}).to_string())?;
+        append_line(&path, &serde_json::json!({"generation": g, "writer": process_tag(), "recovered": true}).to_string())?;
         run.note(&format!("generation {g} was published by an interrupted session; its summary line is recovered"))?;
     }
     Ok(())

@@ -52,7 +52,7 @@ pub fn selfplay_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop
         let mut sink = ShardSink::new(
             &run.selfplay(),
             &sp,
-            &renju_selfplay::record::default_writer_id(&host_tag()),
+            &renju_selfplay::record::default_writer_id(&renju_trainer::rundir::host_tag()),
             cfg.pipeline.games_per_shard,
         );
         let mut on_progress = |p: &Progress| {
@@ -119,21 +119,6 @@ fn progress_message(gen: i64, p: &Progress) -> String {
         p.draws,
         p.wins_second
     )
-}
-
-/// This machine's host name, reduced to `[A-Za-z0-9]`, for shard names that stay unique when
-/// self-play processes on several machines share one run directory.
-fn host_tag() -> String {
-    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_default();
-    let tag: String = name.trim().chars().filter(|c| c.is_ascii_alphanumeric()).take(24).collect();
-    if tag.is_empty() {
-        "local".into()
-    } else {
-        tag
-    }
 }
 
 /// Waits until a generation is published (a self-play process may start before its trainer).

@@ -10,10 +10,12 @@
 //! - `candidates/step-NNNNNNNNN/`: a gated candidate while its arena match runs;
 //! - `tensorboard/`: TensorBoard event files ([`crate::metrics`]);
 //! - `train.log`: notices and one summary line per generation; `generations.jsonl`: one JSON line
-//!   per generation.
+//!   per generation; both name the writing process on every line ([`process_tag`]);
+//! - `trainer.lock`: held by the run's one `train` / `trainer` process ([`crate::runlock`]).
 
 use renju_fs::append_line;
 use crate::model::{generation_dir_name, list_generations};
+use crate::runlock::RunLock;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -62,6 +64,19 @@ impl RunDir {
         self.root.join("generations.jsonl")
     }
 
+    /// `trainer.lock`: held by the one `train` / `trainer` process of the run.
+    pub fn lock_file(&self) -> PathBuf {
+        self.root.join("trainer.lock")
+    }
+
+    /// Takes the run's trainer lock (creating the run directory if needed) for as long as the
+    /// returned guard lives. Errors: another trainer holds it (the message names it), or the
+    /// directory or lock file cannot be created (named). See [`crate::runlock`].
+    pub fn lock_trainer(&self) -> Result<RunLock> {
+        std::fs::create_dir_all(&self.root).with_context(|| format!("creating run directory {}", self.root.display()))?;
+        RunLock::acquire(&self.lock_file())
+    }
+
     /// The newest published generation and its directory under `models/`, if any.
     pub fn latest_generation(&self) -> Result<Option<(u64, PathBuf)>> {
         let models = self.models();
@@ -73,10 +88,15 @@ impl RunDir {
         self.models().join(generation_dir_name(g))
     }
 
-    /// Appends a line to `train.log`, stamped with the UTC time (RFC 3339).
+    /// Appends a line to `train.log`, stamped with the UTC time (RFC 3339) and the writing
+    /// process ([`process_tag`]) on each of its lines, so a history written by several processes
+    /// shows who wrote what.
     pub fn note(&self, line: &str) -> Result<()> {
         let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now());
-        append_line(&self.log(), &format!("[{now}] {line}"))
+        let tag = process_tag();
+        // A multi-line notice gets the stamp on every line.
+        let stamped: Vec<String> = line.lines().map(|l| format!("[{now} {tag}] {l}")).collect();
+        append_line(&self.log(), &stamped.join("\n"))
     }
 
     /// Finds what a kill can leave half-written: `*.tmp` shards in `selfplay/` and temporary
@@ -103,4 +123,27 @@ impl RunDir {
         removed.sort();
         Ok(removed)
     }
+}
+
+/// This machine's host name, reduced to `[A-Za-z0-9]` (at most 24 characters; `local` when
+/// unknown): part of shard names, which must stay unique when self-play processes on several
+/// machines share one run directory, and of [`process_tag`].
+pub fn host_tag() -> String {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default();
+    let tag: String = name.trim().chars().filter(|c| c.is_ascii_alphanumeric()).take(24).collect();
+    if tag.is_empty() {
+        "local".into()
+    } else {
+        tag
+    }
+}
+
+/// The writing process as the run directory's logs name it: `<command> pid <pid>@<host>`, e.g.
+/// `train pid 4242@node1` (the command is the CLI's subcommand, the first argument).
+pub fn process_tag() -> String {
+    let command = std::env::args().nth(1).filter(|a| !a.starts_with('-')).unwrap_or_else(|| "renju-zero".into());
+    format!("{command} pid {}@{}", std::process::id(), host_tag())
 }
