@@ -76,3 +76,30 @@ pub fn run_trainer(args: TrainerArgs) -> anyhow::Result<i32> {
     pipeline::trainer_only(&cfg, &dir, &args.common.stop_when(), &Stop::on_signals()?, &multi)?;
     Ok(0)
 }
+
+/// Arguments of `renju-zero check-run`.
+#[derive(clap::Args)]
+pub struct CheckRunArgs {
+    /// Run directory to check (read only; a running trainer may keep writing it).
+    #[arg(long)]
+    pub run: PathBuf,
+}
+
+/// Runs `renju-zero check-run`: prints the counts and every broken invariant; exit status 1
+/// when any invariant is broken.
+pub fn run_check(args: CheckRunArgs) -> anyhow::Result<i32> {
+    let c = pipeline::check::check_run(&RunDir::new(&args.run))?;
+    println!(
+        "{}: {} generations, {} readable shards, {} rejected shards, {} trainer sessions, {} partial files awaiting the next start",
+        args.run.display(),
+        c.generations,
+        c.shards,
+        c.rejected_shards,
+        c.sessions,
+        c.partial_files
+    );
+    for p in &c.problems {
+        println!("problem: {p}");
+    }
+    Ok(if c.problems.is_empty() { 0 } else { 1 })
+}

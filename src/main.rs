@@ -31,6 +31,8 @@ enum Command {
     Train(cmd_train::TrainArgs),
     /// The training half of `train` alone, on a run directory that self-play processes feed.
     Trainer(cmd_train::TrainerArgs),
+    /// Check a run directory's invariants (generations, models, shards, logs); exit 1 if broken.
+    CheckRun(cmd_train::CheckRunArgs),
     /// Export a published model to one file (TorchScript or safetensors).
     Export(cmd_export::ExportArgs),
     /// Matches between players: W/D/L per pair, Bradley-Terry ratings, optional SPRT.
@@ -51,6 +53,7 @@ fn main() {
         Command::Selfplay(args) => cmd_selfplay::run(args),
         Command::Train(args) => cmd_train::run(args),
         Command::Trainer(args) => cmd_train::run_trainer(args),
+        Command::CheckRun(args) => cmd_train::run_check(args),
         Command::Export(args) => cmd_export::run(args),
         Command::Arena(args) => cmd_arena::run(args),
         Command::Curve(args) => cmd_curve::run(args),

@@ -172,3 +172,52 @@ fn one_trainer_per_run_directory_and_a_killed_holder_never_blocks() {
         assert!(l["writer"].as_str().is_some_and(|w| w.starts_with("train pid ")), "{l}");
     }
 }
+
+/// The suite's short version of `scripts/soak.sh` (which runs 20 kills): 3 SIGKILLs (one into a
+/// generation being published, one at a random moment, one into a checkpoint write), a clean
+/// session, `check-run`, then a full-disk session that must fail naming a path and leave nothing
+/// half-published.
+#[test]
+fn soak_three_kills_then_a_full_disk_keep_every_invariant() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/soak.sh");
+    let out = Command::new("bash")
+        .arg(script)
+        .env("KILLS", "3")
+        .env("SEED", "3")
+        .env("BIN", env!("CARGO_BIN_EXE_renju-zero"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "soak failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("soak: 3 SIGKILLs") && stdout.contains("all checks passed"), "{stdout}");
+    assert!(!stdout.contains("problem:"), "{stdout}");
+}
+
+/// A run directory the process may not write (as root, the test drops to `nobody` with
+/// `setpriv`, since root writes anywhere): a clear error naming the path, and the run is
+/// unchanged.
+#[test]
+fn a_read_only_run_directory_is_a_clear_error_naming_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    std::fs::write(run.join("config.toml"), std::fs::read_to_string(CONFIG).unwrap()).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let is_root = Command::new("id").arg("-u").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let mut cmd = if is_root {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_renju-zero")]);
+        c
+    } else {
+        bin()
+    };
+    let out = cmd.args(["trainer", "--run"]).arg(&run).args(["--max-generations", "0"]).stdin(Stdio::null()).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&run.join("trainer.lock").display().to_string()) && err.contains("Permission denied"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(&run).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("config.toml")]);
+}

@@ -19,10 +19,11 @@
 
 //!
 //! Modules: [`config`] (the TOML run config, opening a run directory with it), [`stop`] (the stop
-//! flag and conditions), the self-play half (`selfplay_half`), the trainer half
+//! flag and conditions, signals), [`check`] (a run directory's invariants, `renju-zero check-run`), the self-play half (`selfplay_half`), the trainer half
 //! (`trainer_half`, in named phases), the gate match (`gate`) and `generations.jsonl`
 //! (`generations`). The run directory's layout is [`RunDir`]'s (in `renju-trainer`).
 
+pub mod check;
 pub mod config;
 mod gate;
 mod generations;
@@ -41,10 +42,16 @@ use anyhow::Result;
 use indicatif::MultiProgress;
 use renju_selfplay::selfplay::Progress;
 
-/// Reports and removes what a kill may have left half-written.
+/// Reports and removes what a kill may have left half-written, and repairs a `models/LATEST`
+/// that a kill left naming an older generation.
 fn sweep(run: &RunDir) -> Result<()> {
     for p in run.sweep_partial_files()? {
         let line = format!("ignored and removed a partial file left by an interrupted run: {}", p.display());
+        say(&line);
+        run.note(&line)?;
+    }
+    if let Some(g) = renju_trainer::model::repair_latest(&run.models())? {
+        let line = format!("models/LATEST pointed at an older generation (a kill after publishing); now generation {g}");
         say(&line);
         run.note(&line)?;
     }

@@ -372,8 +372,26 @@ pub fn publish_model(models_dir: &Path, vs: &nn::VarStore, config: &ModelConfig)
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e.context(format!("publishing generation {}", config.generation)));
     }
-    write_atomic(&models_dir.join(LATEST_FILE), format!("{name}\n").as_bytes())?;
+    write_latest(models_dir, config.generation)?;
     Ok(dest)
+}
+
+/// Points `models_dir/LATEST` at generation `g` (temp file + rename).
+pub fn write_latest(models_dir: &Path, g: u64) -> Result<()> {
+    write_atomic(&models_dir.join(LATEST_FILE), format!("{}\n", generation_dir_name(g)).as_bytes())
+}
+
+/// A kill between publishing a generation and updating `LATEST` leaves `LATEST` naming an older
+/// one: points it at the newest generation of `models_dir` if it does not already. Returns the
+/// generation it now names when it had to repair it.
+pub fn repair_latest(models_dir: &Path) -> Result<Option<u64>> {
+    let Some(&newest) = list_generations(models_dir)?.last() else { return Ok(None) };
+    let latest = std::fs::read_to_string(models_dir.join(LATEST_FILE)).unwrap_or_default();
+    if latest.trim() == generation_dir_name(newest) {
+        return Ok(None);
+    }
+    write_latest(models_dir, newest)?;
+    Ok(Some(newest))
 }
 
 /// The network as a search [`Evaluator`]: inference under `no_grad` with batch norm in
