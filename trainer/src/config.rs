@@ -121,6 +121,15 @@ impl NetConfig {
         Ok(())
     }
 
+    /// A lower bound on the number of weights of this architecture (the residual trunk's 3x3
+    /// convolutions, `blocks * 2 * 9 * channels^2`, plus one weight per head channel and hidden
+    /// unit), without overflow. The model loader compares it with the size of the weights file,
+    /// so a corrupt `config.json` cannot make it allocate more than the file could hold.
+    pub fn min_weights(&self) -> u128 {
+        let (b, c) = (self.blocks as u128, self.channels as u128);
+        b * 2 * 9 * c * c + c * (self.policy_channels as u128 + self.value_channels as u128) + self.value_hidden as u128
+    }
+
     /// Whether block `i` (0-based) carries a global-pooling bias.
     pub fn block_has_pool(&self, i: usize) -> bool {
         self.pool_every > 0 && i % self.pool_every == self.pool_every - 1

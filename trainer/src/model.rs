@@ -209,6 +209,24 @@ pub struct LoadedModel {
 pub fn load_model(dir: &Path, device: Device) -> Result<LoadedModel> {
     let dir = resolve_model_dir(dir)?;
     let config = ModelConfig::read(&dir)?;
+    let weights = dir.join(WEIGHTS_FILE);
+    let cfg_path = dir.join(CONFIG_FILE);
+    config.net.validate().with_context(|| format!("{}: bad architecture", cfg_path.display()))?;
+    // Weights are stored as f16 at the least: 2 bytes each. (A missing file is load_weights's
+    // error below.)
+    if let Ok(meta) = std::fs::metadata(&weights) {
+        let have = meta.len() as u128;
+        ensure!(
+            config.net.min_weights() * 2 <= have,
+            "corrupt model weights {} or config {}: the architecture ({} blocks x {} channels) needs at least {} \
+             weights, more than the weights file ({have} bytes) holds",
+            weights.display(),
+            cfg_path.display(),
+            config.net.blocks,
+            config.net.channels,
+            config.net.min_weights()
+        );
+    }
     let vs = nn::VarStore::new(device);
     let net = Net::new(&vs.root(), &config.net, config.shape)
         .with_context(|| format!("{}: bad architecture", dir.join(CONFIG_FILE).display()))?;

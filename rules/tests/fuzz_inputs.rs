@@ -1,0 +1,68 @@
+//! Text inputs of the rules crate under bad input (issue 13 §4): move notation and the
+//! `rules classify` JSON lines, from arbitrary strings and from mutated valid inputs. Never a
+//! panic; every accepted point is on the board and prints back to itself; `classify` answers one
+//! JSON line per input line, a result or an error. Cases per property: proptest's default 256,
+//! or `PROPTEST_CASES` (scripts/fuzz.sh runs more).
+
+use proptest::prelude::*;
+use renju_rules::cli::classify_jsonl;
+use renju_rules::notation::{format_moves, format_point, parse_moves, parse_point};
+use renju_rules::Rule;
+
+fn rule() -> impl Strategy<Value = Rule> {
+    prop_oneof![Just(Rule::Renju), Just(Rule::Standard), Just(Rule::Freestyle)]
+}
+
+/// Point-like tokens: a letter (any case, sometimes not a letter) and digits, sometimes padded.
+fn token() -> impl Strategy<Value = String> {
+    prop_oneof!["[a-zA-Z][0-9]{1,3}", "[ \t]?[a-uA-U][0-9]{1,2}[ \t]?", "\\PC{0,4}", "[a-z]{0,2}[0-9-+]{0,3}"]
+}
+
+proptest! {
+    #[test]
+    fn notation_never_panics_and_accepted_points_round_trip(size in 7usize..=20, text in "\\PC{0,12}", tok in token()) {
+        for t in [&text, &tok] {
+            if let Ok(p) = parse_point(t, size) {
+                prop_assert!((p.x as usize) < size && (p.y as usize) < size);
+                prop_assert_eq!(parse_point(&format_point(p), size).unwrap(), p);
+            }
+        }
+        let game = format!("{text} {tok}");
+        if let Ok(moves) = parse_moves(&game, size) {
+            prop_assert_eq!(parse_moves(&format_moves(&moves), size).unwrap(), moves);
+        }
+    }
+
+    #[test]
+    fn classify_answers_every_line(
+        size in 7usize..=20,
+        rule in rule(),
+        lines in proptest::collection::vec(prop_oneof![
+            "\\PC{0,40}",
+            (proptest::collection::vec(token(), 0..12), proptest::collection::vec(token(), 0..12), token(), proptest::option::of("[a-zA-Z]{0,6}"))
+                .prop_map(|(b, w, m, c)| {
+                    let mut v = serde_json::json!({"black": b, "white": w, "move": m});
+                    if let Some(c) = c { v["color"] = c.into(); }
+                    v.to_string()
+                }),
+            // A valid line with a few characters cut out or replaced.
+            (any::<prop::sample::Index>(), "\\PC{0,3}").prop_map(|(i, s)| {
+                let base = r#"{"black":["h8","i9"],"white":["h9"],"move":"j10","color":"black"}"#;
+                let at = i.index(base.len());
+                let mut t = base[..at].to_string();
+                t.push_str(&s);
+                t.push_str(&base[(at + 1).min(base.len())..]);
+                t
+            }),
+        ], 1..6),
+    ) {
+        let input = lines.iter().map(|l| l.replace(['\n', '\r'], " ")).collect::<Vec<_>>();
+        let mut out = Vec::new();
+        classify_jsonl(input.join("\n").as_bytes(), &mut out, rule, size).unwrap();
+        let answers: Vec<serde_json::Value> = String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        prop_assert_eq!(answers.len(), input.iter().filter(|l| !l.trim().is_empty()).count());
+        for a in &answers {
+            prop_assert!(a.get("result").is_some() || a.get("error").is_some(), "{a}");
+        }
+    }
+}
