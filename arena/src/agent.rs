@@ -120,13 +120,18 @@ impl MctsAgent {
 
     /// Searches `game` within `limit` and returns the search tree (root = `game`). Stops early
     /// when the root has a single legal child (a forced move).
+    ///
+    /// Under a time limit the search goes one network batch at a time and looks at the clock
+    /// after each: it starts another batch only when the slowest batch so far still fits in the
+    /// time left, so a slow network overshoots by less than one batch at most (the first batch
+    /// always runs: a move needs one evaluation). (Gumbel search keeps its own deadline check.)
     pub fn search(&mut self, game: &Game, limit: &SearchLimit) -> Result<Mcts> {
         ensure!(!game.is_over(), "search: the game is over");
         let start = Instant::now();
         let mut m = Mcts::new(game, self.settings.config.clone());
         let cap = limit.playouts.unwrap_or(u64::MAX).clamp(1, u32::MAX as u64 - 1);
         let batch = self.settings.batch.max(1);
-        let chunk = if limit.time.is_some() { (4 * batch) as u64 } else { cap };
+        let chunk = if limit.time.is_some() { batch as u64 } else { cap };
         let eval = &mut self.eval;
         if self.settings.config.algorithm == SearchAlgorithm::Gumbel {
             // Gumbel noise only on the sampled opening decisions; deterministic otherwise.
@@ -137,14 +142,20 @@ impl MctsAgent {
             search_until(&mut m, 0, batch, deadline, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
             return Ok(m);
         }
+        let mut slowest = Duration::ZERO;
         loop {
+            let before = start.elapsed();
             let target = (m.root_visits() as u64 + chunk).min(cap) as u32;
             search_with(&mut m, target, batch, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
             if m.root_visits() as u64 >= cap || m.root_forced().is_some() {
                 break;
             }
-            if limit.time.is_some_and(|t| start.elapsed() >= t) {
-                break;
+            if let Some(t) = limit.time {
+                let now = start.elapsed();
+                slowest = slowest.max(now - before);
+                if now + slowest >= t {
+                    break;
+                }
             }
         }
         Ok(m)

@@ -100,6 +100,10 @@ pub struct Brain {
     time_left: Option<u64>,
     max_memory: Option<u64>,
     ended: bool,
+    /// Time reserved per move for what the search budget does not cover (building the position,
+    /// answering, a last slow batch): the largest recent overshoot of a move's answer past its
+    /// search budget, decaying by a quarter per move.
+    reserve: Duration,
 }
 
 /// Error answer: `ERROR <message>` on one line.
@@ -123,6 +127,7 @@ impl Brain {
             time_left: None,
             max_memory: None,
             ended: false,
+            reserve: Duration::ZERO,
         }
     }
 
@@ -134,6 +139,16 @@ impl Brain {
     /// Whether `END` was received.
     pub fn ended(&self) -> bool {
         self.ended
+    }
+
+    /// The board side after `START` (`None` before).
+    pub fn size(&self) -> Option<usize> {
+        self.size
+    }
+
+    /// The stones of the current position in move order (Black first, alternating).
+    pub fn moves(&self) -> &[Point] {
+        &self.moves
     }
 
     /// Handles one command line; multi-line commands (BOARD, YXBOARD, SWAP2BOARD) read their
@@ -221,7 +236,7 @@ impl Brain {
             return error(format!("unsupported size {n} (this brain plays {MIN_SIZE}..={MAX_SIZE})"));
         }
         if self.agent.as_ref().map(|c| c.0) != Some(n) {
-            match (self.factory)(n) {
+            match (self.factory)(n).and_then(|a| warm(a, n, self.rule)) {
                 Ok(c) => self.agent = Some((n, c)),
                 Err(e) => return error(format!("unsupported size {n}: {e:#}")),
             }
@@ -235,15 +250,12 @@ impl Brain {
         self.size.context("no board yet: send START first")
     }
 
-    /// The current position as a game (free opening, the brain's rule).
+    /// The position of `moves` as it stands (free opening, the brain's rule): stones are not
+    /// replayed through the forbidden-move rules ([`Game::from_position`]), so puzzle and
+    /// analysis positions with a black stone on a now-forbidden point are accepted.
     fn game_of(&self, moves: &[Point]) -> Result<Game> {
         let size = self.need_board()?;
-        let mut g = Game::new(size, self.rule, Protocol::Free { centre: false }, None)?;
-        for (k, &p) in moves.iter().enumerate() {
-            ensure!(!g.is_over(), "the game was already over before stone {} ({})", k + 1, format_point(p, size));
-            g.apply(Action::Place(p)).map_err(|e| anyhow::anyhow!("stone {} at {}: {e}", k + 1, format_point(p, size)))?;
-        }
-        Ok(g)
+        Ok(Game::from_position(size, self.rule, moves)?)
     }
 
     fn parse_point(&self, text: &str) -> Result<Point> {
@@ -256,6 +268,11 @@ impl Brain {
         let p = self.parse_point(arg).context("TURN")?;
         let size = self.need_board()?;
         ensure!(!self.moves.contains(&p), "TURN {}: the point is occupied", format_point(p, size));
+        // A stone played now is judged now: a forbidden black point loses (RULES.md §2).
+        let now = self.game_of(&self.moves)?;
+        if let renju_rules::Verdict::Forbidden(k) = now.board().classify(p, now.next_color()) {
+            bail!("TURN {}: a forbidden point for Black ({k:?}): Black loses", format_point(p, size));
+        }
         let mut moves = self.moves.clone();
         moves.push(p);
         let g = self.game_of(&moves)?;
@@ -356,7 +373,7 @@ impl Brain {
             }
         }
         let time = match budget {
-            Some(ms) => Duration::from_millis(ms).mul_f64(0.85).saturating_sub(Duration::from_millis(30)),
+            Some(ms) => Duration::from_millis(ms).mul_f64(0.85).saturating_sub(Duration::from_millis(30) + self.reserve),
             None => self.opts.default_turn,
         };
         let mut playouts = self.opts.max_playouts;
@@ -421,8 +438,16 @@ impl Brain {
     }
 
     fn think(&mut self) -> Vec<String> {
+        let t0 = std::time::Instant::now();
+        let empty_board = self.moves.is_empty();
         let mut run = || -> Result<Vec<String>> {
             let size = self.need_board()?;
+            if self.moves.is_empty() {
+                // The first stone on the centre, as every renju opening rule has it (RULES.md §5).
+                let p = renju_rules::opening::centre(size);
+                self.moves.push(p);
+                return Ok(vec![format_point(p, size)]);
+            }
             let game = self.game_of(&self.moves)?;
             ensure!(!game.is_over(), "the game is over");
             let (action, c, mut out) = self.decide(&game)?;
@@ -434,7 +459,15 @@ impl Brain {
             out.push(format_point(p, size));
             Ok(out)
         };
-        run().unwrap_or_else(|e| error(format!("{e:#}")))
+        let answer = run().unwrap_or_else(|e| error(format!("{e:#}")));
+        if !empty_board {
+            let empty = self.size.map_or(0, |n| n * n - self.moves.len().min(n * n));
+            // The search had `budget`; whatever the answer took beyond it is overhead to reserve.
+            let budget = self.limit(empty.max(1)).time.unwrap_or(Duration::ZERO);
+            let over = t0.elapsed().saturating_sub(budget);
+            self.reserve = (self.reserve * 3 / 4).max(over);
+        }
+        answer
     }
 
     fn swap2(&mut self, lines: &[String]) -> Result<Vec<String>> {
@@ -477,6 +510,14 @@ impl Brain {
             n => bail!("expected 0, 3 or 5 stones, got {n}"),
         }
     }
+}
+
+/// Warms `agent` (just made, its model loaded) before `START` answers: a 16-playout search on
+/// the empty `size` board, so the first timed move pays no lazy initialisation of the network.
+fn warm(mut agent: Box<dyn Agent>, size: usize, rule: Rule) -> Result<Box<dyn Agent>> {
+    let g = Game::new(size, rule, Protocol::Free { centre: false }, None)?;
+    agent.choose_within(&g, &SearchLimit { playouts: Some(16), time: None })?;
+    Ok(agent)
 }
 
 /// Lines up to (not including) `DONE`; blank lines skipped.

@@ -302,6 +302,39 @@ impl Game {
         Ok(g)
     }
 
+    /// An analysis position as it stands (a renju puzzle, an engine manager's `BOARD`): the
+    /// stones of `moves` (move order, Black first, colours alternating) put on the board under
+    /// the free protocol, the player of the next colour to decide. The stones are not replayed
+    /// through the forbidden-move rules, so a black stone may sit on a point that is forbidden
+    /// now (RULES.md §2 judges a forbidden move when it is played, not afterwards); a five
+    /// already on the board ends the game (outcome `Five` for its colour), and under renju a
+    /// Black to move with no legal point loses (`NoLegalMove`), as in play. Errors: bad size
+    /// ([`GameError::Size`]), a point off the board ([`GameError::OffBoard`]) or given twice
+    /// ([`GameError::Occupied`]).
+    pub fn from_position(size: usize, rule: Rule, moves: &[Point]) -> Result<Game, GameError> {
+        let mut g = Game::new(size, rule, Protocol::Free { centre: false }, None)?;
+        for (k, &p) in moves.iter().enumerate() {
+            if !g.board.contains(p) {
+                return Err(GameError::OffBoard(point_name(p)));
+            }
+            if g.board.get(p).is_some() {
+                return Err(GameError::Occupied(p));
+            }
+            let (who, c) = if k.is_multiple_of(2) { (Player::First, Color::Black) } else { (Player::Second, Color::White) };
+            g.board.place(p, c);
+            g.history.push((who, Action::Place(p)));
+        }
+        if let Some(&p) = moves.iter().find(|&&p| g.board.is_win_at(p)) {
+            let c = g.board.get(p).expect("a stone of the position");
+            let winner = if c == Color::Black { Player::First } else { Player::Second };
+            g.outcome = Some(Outcome { winner: Some(winner), winner_color: Some(c), reason: OutcomeReason::Five });
+        } else if g.board.is_full() {
+            g.outcome = Some(Outcome { winner: None, winner_color: None, reason: OutcomeReason::BoardFull });
+        }
+        g.schedule();
+        Ok(g)
+    }
+
     /// The board (stones placed so far; pending offers are not on it).
     pub fn board(&self) -> &Board {
         &self.board

@@ -254,3 +254,27 @@ fn stone_cap_draws() {
     let o = g.outcome().unwrap();
     assert_eq!((o.winner, o.reason), (None, OutcomeReason::StoneCap));
 }
+
+#[test]
+fn a_position_is_taken_as_it_stands() {
+    // Black f8 g8 h6 h7 h8: h8 forms a double-three (row f8-g8-h8, column h6-h7-h8), so the
+    // stones could not be replayed under renju, but as a position they stand. Four white stones:
+    // White to move.
+    let moves: Vec<Point> = ["f8", "a1", "g8", "o1", "h6", "a15", "h7", "o15", "h8"].iter().map(|s| p(s)).collect();
+    let mut replay = Game::new(15, Rule::Renju, Protocol::Free { centre: false }, None).unwrap();
+    for &m in &moves {
+        replay.apply(Action::Place(m)).unwrap();
+    }
+    assert_eq!(replay.outcome().map(|o| o.reason), Some(OutcomeReason::ForbiddenMove), "replayed, h8 loses");
+    let g = Game::from_position(15, Rule::Renju, &moves).unwrap();
+    assert!(!g.is_over());
+    assert_eq!(g.next_color(), Color::White);
+    assert_eq!(g.to_decide(), Player::Second);
+    assert_eq!(g.board().stone_count(), 9);
+    // A five on the board ends it; a point twice or off the board is an error.
+    let five: Vec<Point> = ["a1", "a15", "b1", "b15", "c1", "c15", "d1", "d15", "e1"].iter().map(|s| p(s)).collect();
+    let g = Game::from_position(15, Rule::Renju, &five).unwrap();
+    assert_eq!(g.outcome().map(|o| (o.reason, o.winner_color)), Some((OutcomeReason::Five, Some(Color::Black))));
+    assert!(matches!(Game::from_position(15, Rule::Renju, &[p("h8"), p("h8")]), Err(GameError::Occupied(_))));
+    assert!(matches!(Game::from_position(15, Rule::Renju, &[Point::new(15, 0)]), Err(GameError::OffBoard(_))));
+}

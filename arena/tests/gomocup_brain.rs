@@ -1,0 +1,135 @@
+//! The Gomocup brain as engine managers use it (issue 13 §5): positions accepted as they stand,
+//! the first stone on the centre, no hang when Black's only defence is forbidden, and answers
+//! within `timeout_turn` with a network whose every batch costs real time.
+
+use renju_arena::agent::{Agent, MctsAgent, SearchSettings};
+use renju_arena::gomocup::{Brain, BrainOptions};
+use renju_selfplay::eval::{no_models, EvalOutput, Evaluator, EvaluatorSpec};
+use std::time::{Duration, Instant};
+
+/// The heuristic evaluator made to cost `delay` per batch, like a network on a CPU.
+struct Slow {
+    inner: Box<dyn Evaluator>,
+    delay: Duration,
+}
+
+impl Evaluator for Slow {
+    fn evaluate(&mut self, planes: &[f32], globals: &[f32], n: usize) -> anyhow::Result<EvalOutput> {
+        std::thread::sleep(self.delay);
+        self.inner.evaluate(planes, globals, n)
+    }
+    fn board_size(&self) -> usize {
+        self.inner.board_size()
+    }
+}
+
+fn brain(delay: Duration) -> Brain {
+    let factory = Box::new(move |size: usize| -> anyhow::Result<Box<dyn Agent>> {
+        let inner = EvaluatorSpec::parse("heuristic")?.build(size, &no_models)?;
+        Ok(Box::new(MctsAgent::new(Box::new(Slow { inner, delay }), SearchSettings::default())))
+    });
+    Brain::new(factory, BrainOptions::default())
+}
+
+/// Answers to `script`, without MESSAGE lines.
+fn run(b: &mut Brain, script: &str) -> Vec<String> {
+    let mut lines = script.lines().map(String::from).collect::<Vec<_>>().into_iter();
+    let mut out = Vec::new();
+    while let Some(l) = lines.next() {
+        out.extend(b.handle(&l, &mut lines).into_iter().filter(|a| !a.starts_with("MESSAGE")));
+    }
+    out
+}
+
+#[test]
+fn begin_under_renju_with_no_match_limit_opens_at_the_centre() {
+    let mut b = brain(Duration::ZERO);
+    let out = run(&mut b, "START 15\nINFO timeout_turn 200\nINFO timeout_match 0\nINFO time_left 2147483647\nINFO rule 4\nBEGIN\n");
+    assert_eq!(out, vec!["OK", "7,7"]);
+}
+
+#[test]
+fn a_position_with_a_black_stone_on_a_now_forbidden_point_is_taken_as_it_stands() {
+    // Black f8 g8 h6 h7 and h8 itself: h8 would be a double-three if played now (row f8-g8-h8,
+    // column h6-h7-h8, all ends open), but it is on the board already. White (us, to move) has
+    // four stones far away. Protocol coordinates: x = column, y = row from the top.
+    let mut b = brain(Duration::ZERO);
+    let out = run(&mut b, "START 15\nINFO rule 4\nINFO timeout_turn 300\nBOARD\n5,7,2\n0,0,1\n6,7,2\n14,0,1\n7,9,2\n0,14,1\n7,8,2\n14,14,1\n7,7,2\nDONE\n");
+    assert_eq!(out[0], "OK");
+    assert!(!out[1].starts_with("ERROR"), "{out:?}");
+    // Impossible input is still an error: a point twice, off the board, counts fitting no side.
+    let out = run(&mut b, "BOARD\n1,1,1\n1,1,2\nDONE\nBOARD\n15,1,1\nDONE\nBOARD\n1,1,1\n2,2,1\nDONE\n");
+    assert!(out.iter().all(|a| a.starts_with("ERROR")), "{out:?}");
+}
+
+#[test]
+fn black_whose_only_defence_is_forbidden_answers_at_once_with_a_legal_move() {
+    // White i9 j10 k11 l12 (a four; m13 is blocked by Black) threatens h8, and h8 is a
+    // double-three for Black (f8 g8 h8 and h6 h7 h8). Black (us) has no defence but must
+    // answer with some legal move, in time, never h8.
+    let mut b = brain(Duration::ZERO);
+    let stones = "5,7,1\n8,6,2\n6,7,1\n9,5,2\n7,9,1\n10,4,2\n7,8,1\n11,3,2\n12,2,1\n0,14,2\n";
+    let out = run(&mut b, &format!("START 15\nINFO rule 4\nINFO timeout_turn 500\nYXBOARD\n{stones}DONE\nYXSHOWFORBID\n"));
+    assert_eq!(out, vec!["OK".to_string(), "FORBID 0707.".to_string()], "h8 is forbidden for Black");
+    let t0 = Instant::now();
+    let out = run(&mut b, &format!("BOARD\n{stones}DONE\n"));
+    let took = t0.elapsed();
+    assert!(!out[0].starts_with("ERROR") && out[0] != "7,7", "{out:?}");
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+}
+
+/// 200 timed moves at `timeout_turn` 100 ms with every batch costing 12 ms: the answer time of
+/// each (command in to answer out) must stay within the turn plus a margin of 30 ms (the
+/// checked-clock search overshoots by less than one batch and reserves what it measures).
+#[test]
+fn two_hundred_moves_at_100_ms_answer_within_the_turn() {
+    let turn = 100u64;
+    let margin = Duration::from_millis(30);
+    let mut b = brain(Duration::from_millis(12));
+    run(&mut b, &format!("START 15\nINFO rule 4\nINFO timeout_turn {turn}\nINFO timeout_match 0\nINFO time_left 2147483647\n"));
+    let mut times = Vec::new();
+    let mut rng = 12345u64;
+    while times.len() < 200 {
+        let mut last = run(&mut b, "RESTART\nBEGIN\n")[1].clone();
+        for _ in 0..40 {
+            // The opponent answers next to the brain's last stone, at a pseudo-random empty point.
+            let (x, y) = last.split_once(',').map(|(x, y)| (x.parse::<i64>().unwrap(), y.parse::<i64>().unwrap())).unwrap();
+            let mut reply = None;
+            for _ in 0..64 {
+                rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let dx = ((rng >> 33) % 5) as i64 - 2;
+                let dy = ((rng >> 40) % 5) as i64 - 2;
+                let (px, py) = (x + dx, y + dy);
+                if (0..15).contains(&px) && (0..15).contains(&py) && !b.moves().contains(&renju_arena::wire::from_wire(px, py, 15).unwrap()) {
+                    reply = Some((px, py));
+                    break;
+                }
+            }
+            let Some((px, py)) = reply else { break };
+            let t0 = Instant::now();
+            let out = run(&mut b, &format!("TURN {px},{py}\n"));
+            let took = t0.elapsed();
+            match out.first() {
+                Some(a) if !a.starts_with("ERROR") => {
+                    times.push(took);
+                    last = a.clone();
+                }
+                _ => break, // the game is over
+            }
+            if times.len() == 200 {
+                break;
+            }
+        }
+    }
+    times.sort();
+    let limit = Duration::from_millis(turn);
+    let worst = *times.last().unwrap();
+    eprintln!(
+        "200 moves at timeout_turn {turn} ms, 12 ms per batch: median {:?}, 90th percentile {:?}, worst {:?} (overshoot {:?})",
+        times[100],
+        times[180],
+        worst,
+        worst.saturating_sub(limit)
+    );
+    assert!(worst <= limit + margin, "worst answer {worst:?} is past {turn} ms + {margin:?}");
+}
