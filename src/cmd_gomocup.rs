@@ -62,3 +62,34 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
     serve(&mut brain, stdin.lock(), std::io::stdout().lock())?;
     Ok(0)
 }
+
+/// The environment variable naming the model of a `pbrain-renju-zero` brain (a generation
+/// directory, a `models/` directory with `LATEST`, or `heuristic` / `uniform`).
+pub const MODEL_ENV: &str = "RENJU_ZERO_MODEL";
+
+/// The model of a brain started as `pbrain-*` without arguments (as Piskvork and c-gomoku-cli
+/// start brains): `$RENJU_ZERO_MODEL` if set; else `model/` or `models/` in the directory the
+/// brain was started from (`argv[0]`'s, so a symlink finds the model next to the link); else
+/// the heuristic evaluator (said on stderr).
+pub fn pbrain_model(argv0: &std::path::Path) -> String {
+    if let Ok(m) = std::env::var(MODEL_ENV) {
+        if !m.is_empty() {
+            return m;
+        }
+    }
+    let dir = match argv0.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(d) => d.to_path_buf(),
+        None => std::env::current_exe().ok().and_then(|e| e.parent().map(|p| p.to_path_buf())).unwrap_or_default(),
+    };
+    for name in ["model", "models"] {
+        let d = dir.join(name);
+        if d.join("config.json").is_file() || d.join("LATEST").is_file() {
+            return d.display().to_string();
+        }
+    }
+    renju_zero::pipeline::say(&format!(
+        "pbrain-renju-zero: no {MODEL_ENV} and no model/ or models/ in {}; playing with the heuristic evaluator",
+        dir.display()
+    ));
+    "heuristic".into()
+}

@@ -47,8 +47,27 @@ enum Command {
 }
 
 fn main() {
-    let cli = Cli::parse();
-    let result = match cli.command {
+    // Started as `pbrain-renju-zero` (no arguments, as engine managers start brains).
+    let argv0 = std::path::PathBuf::from(std::env::args_os().next().unwrap_or_default());
+    let pbrain = argv0.file_name().is_some_and(|n| n.to_string_lossy().starts_with("pbrain-"));
+    // The brain with every default, its model found by `pbrain_model`.
+    let result = if pbrain {
+        let model = cmd_gomocup::pbrain_model(&argv0);
+        dispatch(Cli::parse_from([std::ffi::OsString::from("renju-zero"), "gomocup".into(), "--model".into(), model.into()]))
+    } else {
+        dispatch(Cli::parse())
+    };
+    match result {
+        Ok(code) => std::process::exit(code),
+        Err(err) => {
+            renju_zero::pipeline::say(&format!("error: {err:#}"));
+            std::process::exit(2);
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<i32> {
+    match cli.command {
         Command::Rules(args) => cmd_rules::run(args),
         Command::Selfplay(args) => cmd_selfplay::run(args),
         Command::Train(args) => cmd_train::run(args),
@@ -59,12 +78,5 @@ fn main() {
         Command::Curve(args) => cmd_curve::run(args),
         Command::Openings(args) => cmd_openings::run(args),
         Command::Gomocup(args) => cmd_gomocup::run(args),
-    };
-    match result {
-        Ok(code) => std::process::exit(code),
-        Err(err) => {
-            renju_zero::pipeline::say(&format!("error: {err:#}"));
-            std::process::exit(2);
-        }
     }
 }

@@ -119,3 +119,44 @@ fn swap2_answers_stones_or_swap() {
     b.send("END");
     b.exits_cleanly();
 }
+
+/// `pbrain-renju-zero` (a link to the binary, started without arguments as Piskvork and
+/// c-gomoku-cli start brains) finds the model next to itself in `models/`, or takes
+/// `$RENJU_ZERO_MODEL`.
+#[test]
+fn pbrain_launcher_finds_its_model_next_to_itself_or_in_the_environment() {
+    use renju_trainer::model::{publish_model, ModelConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("pbrain-renju-zero");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_renju-zero"), &link).unwrap();
+    let cfg = ModelConfig::new(0, renju_rules::Rule::Renju, 15, renju_trainer::NetConfig::preset("tiny").unwrap());
+    let vs = tch::nn::VarStore::new(tch::Device::Cpu);
+    let _net = renju_trainer::Net::new(&vs.root(), &cfg.net, cfg.shape).unwrap();
+    publish_model(&dir.path().join("models"), &vs, &cfg).unwrap();
+    for env in [None, Some("heuristic")] {
+        let mut cmd = std::process::Command::new(&link);
+        cmd.env_remove("RENJU_ZERO_MODEL");
+        if let Some(m) = env {
+            cmd.env("RENJU_ZERO_MODEL", m);
+        }
+        let out = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin.take().unwrap().write_all(b"START 15\nINFO timeout_turn 300\nINFO rule 4\nTURN 7,7\nEND\n")?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let answers: Vec<&str> = stdout.lines().filter(|l| !l.starts_with("MESSAGE")).collect();
+        assert!(out.status.success(), "{env:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(answers[0], "OK", "{env:?}: {stdout}");
+        point(answers[1]);
+        // Without the variable the model next to the link was used (no heuristic fallback notice).
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("heuristic evaluator"), "{env:?}: {stderr}");
+    }
+}
