@@ -23,7 +23,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Rules utilities: show a position with forbidden points, classify moves (JSON lines).
+    /// Rules utilities: show a position with forbidden points, classify moves, solve VCF (JSON lines).
     Rules(cmd_rules::RulesArgs),
     /// Play self-play games and write training shards.
     Selfplay(cmd_selfplay::SelfplayArgs),
