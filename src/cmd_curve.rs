@@ -136,11 +136,11 @@ pub fn run(args: CurveArgs) -> Result<i32> {
     let mut tally = GameTally::default();
     let load_model = evaluator_loader(DeviceChoice::Auto.resolve()?);
     eprintln!(
-        "curve of {}: {:?} {} stone cap {:?}, {} games per match, {} playouts, batch {}, explore {} -> {}",
+        "curve of {}: {} {}, stone cap {}, {} games per match, {} playouts, batch {}, explore {} -> {}",
         run.root.display(),
         cfg.game.rule,
         cfg.game.protocol,
-        cfg.game.stone_cap,
+        cfg.game.stone_cap.map_or_else(|| "none".to_string(), |cap| cap.to_string()),
         args.games,
         args.playouts,
         args.batch,
