@@ -5,6 +5,7 @@
 //! `renju_trainer::model`.
 
 use renju_trainer::export::{export, ExportFormat};
+use renju_trainer::model::resolve_model_dir;
 use std::path::PathBuf;
 
 /// Arguments of `renju-zero export`.
@@ -23,7 +24,9 @@ pub struct ExportArgs {
 
 /// Run the command; returns the process exit code.
 pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
-    export(&args.model, args.format, &args.out)?;
-    println!("exported {} as {:?} to {}", args.model.display(), args.format, args.out.display());
+    // Name the generation that was written, also when `--model` is a `models/` directory.
+    let dir = resolve_model_dir(&args.model)?;
+    export(&dir, args.format, &args.out)?;
+    println!("exported {} as {:?} to {}", dir.display(), args.format, args.out.display());
     Ok(0)
 }
