@@ -66,7 +66,12 @@ fn train_publishes_generations_trained_on_earlier_generations_games() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
     let out = train(&run, 3);
-    assert!(out.status.success(), "train failed: {}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "train failed: {stderr}");
+    // Where the trainer stopped is shown on stderr too (not a terminal here), not only in train.log;
+    // the first-step threshold is named only when no step was trained.
+    let stop = stderr.lines().find(|l| l.starts_with("trainer stopped at step")).expect("no stop line on stderr");
+    assert!(!stop.starts_with("trainer stopped at step 0 ") && !stop.contains("min_samples_to_train"), "{stop}");
     assert_eq!(generations(&run), vec![0, 1, 2, 3]);
     assert_eq!(std::fs::read_to_string(run.join("models/LATEST")).unwrap().trim(), "gen-000003");
     for g in 0..=3 {

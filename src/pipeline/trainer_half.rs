@@ -198,18 +198,32 @@ impl<'a> TrainerLoop<'a> {
             stats.summary()
         );
         self.run.note(&summary)?;
-        if self.multi.is_hidden() {
-            say(&summary);
-        } else {
-            self.multi.println(&summary).ok();
-        }
+        self.show(&summary);
         Ok(())
     }
 
-    /// Writes the final checkpoint and notes where the trainer stopped.
+    /// Shows a `train.log` line above the progress bars, or on stderr when they are hidden.
+    fn show(&self, line: &str) {
+        if self.multi.is_hidden() {
+            say(line);
+        } else {
+            self.multi.println(line).ok();
+        }
+    }
+
+    /// Writes the final checkpoint and notes where the trainer stopped, in `train.log` and on
+    /// the terminal (or stderr), so that a short run that never trained says why.
     fn close(mut self) -> Result<()> {
         self.trainer.checkpoint()?;
-        self.run.note(&format!("trainer stopped at step {} (generation {})", self.trainer.step(), self.gen))?;
+        let step = self.trainer.step();
+        let total = self.trainer.window_status().total_samples;
+        let mut line = format!("trainer stopped at step {step} (generation {}); it had read {total} samples", self.gen);
+        if step == 0 {
+            let min = self.cfg.training.min_samples_to_train;
+            line.push_str(&format!(" (training starts at training.min_samples_to_train = {min})"));
+        }
+        self.run.note(&line)?;
+        self.show(&line);
         self.pb.finish();
         Ok(())
     }
