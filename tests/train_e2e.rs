@@ -121,6 +121,11 @@ fn train_publishes_generations_trained_on_earlier_generations_games() {
         model_gens.extend(renju_selfplay::record::read_shard(&e.path()).unwrap().generation.iter().copied());
     }
     assert_eq!(model_gens, BTreeSet::from([3]), "positions should be recorded as generation 3's");
+    // `selfplay --run DIR` says on stderr how it stopped, also with --quiet and no terminal.
+    let out = bin().args(["selfplay", "--minutes", "0.05", "--quiet", "--run"]).arg(&run).stdin(Stdio::null()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "selfplay --run failed: {stderr}");
+    assert!(stderr.contains("self-play process") && stderr.contains(" stopped: "), "no stop line: {stderr}");
     let (p0, v0) = loss_on_shards(&run, 0);
     let (p3, v3) = loss_on_shards(&run, 3);
     eprintln!("loss on the shards: gen 0 policy {p0:.4} value {v0:.4}; gen 3 policy {p3:.4} value {v3:.4}");

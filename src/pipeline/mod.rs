@@ -103,7 +103,11 @@ pub fn trainer_only(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop,
 pub fn selfplay_only(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop) -> Result<Progress> {
     let multi = MultiProgress::new();
     let p = selfplay_loop(cfg, run, when, stop, &multi)?;
-    run.note(&format!("self-play process {} stopped: {} games, {} recorded positions", std::process::id(), p.games, p.positions))?;
+    let (pid, games, positions) = (std::process::id(), p.games, p.positions);
+    let line = format!("self-play process {pid} stopped: {games} games, {positions} recorded positions");
+    run.note(&line)?;
+    // Also on stderr: without a terminal (or with --quiet) the process would otherwise end silently.
+    say(&line);
     Ok(p)
 }
 
