@@ -26,8 +26,10 @@ pub struct SelfplayArgs {
     /// The self-play half of a run: play with the run's config and its newest generation,
     /// following newly published ones, writing into `DIR/selfplay/` (any number of such
     /// processes, on any machine sharing the directory, plus one `renju-zero trainer --run DIR`).
+    /// DIR may be a run on object storage: `s3://bucket/prefix`, `gs://...`, `az://...`,
+    /// `file:///dir` (shards are uploaded, generations followed through `models/LATEST`).
     #[arg(long, conflicts_with_all = ["out", "evaluator"])]
-    run: Option<PathBuf>,
+    run: Option<String>,
     /// Number of games to play (with --run: stop after this many; default: until Ctrl-C).
     #[arg(long)]
     games: Option<u64>,

@@ -1,7 +1,8 @@
 //! `renju-zero train` (the main job) and `renju-zero trainer` (its training half alone).
 
 use renju_zero::pipeline::{self, open_run, RunDir, Stop, StopWhen};
-use std::path::PathBuf;
+use renju_trainer::store::is_remote;
+use std::path::{Path, PathBuf};
 
 /// Options shared by `train` and `trainer`.
 #[derive(clap::Args)]
@@ -44,9 +45,11 @@ pub struct TrainArgs {
 /// Arguments of `renju-zero trainer`.
 #[derive(clap::Args)]
 pub struct TrainerArgs {
-    /// Run directory (made by `renju-zero train` or given a config with --config).
+    /// Run directory (made by `renju-zero train` or given a config with --config), or a run on
+    /// object storage: `s3://bucket/prefix`, `gs://...`, `az://...`, `file:///dir` (credentials
+    /// from the standard environment variables; see README "Training on many machines").
     #[arg(long)]
-    pub run: PathBuf,
+    pub run: String,
     /// Config for a new run directory (default: the run's own config.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -62,7 +65,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<i32> {
     });
     // Before anything is written: one trainer per run directory.
     let _lock = RunDir::new(&run_path).lock_trainer()?;
-    let (dir, cfg) = open_run(&run_path, Some(&args.config), &args.common.sets, args.common.force)?;
+    let (dir, cfg) = open_run(&run_path.to_string_lossy(), Some(&args.config), &args.common.sets, args.common.force)?;
     pipeline::say(&format!("run directory: {} (TensorBoard: tensorboard --logdir {})", dir.root.display(), dir.tensorboard().display()));
     pipeline::train(&cfg, &dir, &args.common.stop_when(), &Stop::on_signals()?)?;
     Ok(0)
@@ -70,8 +73,14 @@ pub fn run(args: TrainArgs) -> anyhow::Result<i32> {
 
 /// Runs `renju-zero trainer`.
 pub fn run_trainer(args: TrainerArgs) -> anyhow::Result<i32> {
-    let _lock = RunDir::new(&args.run).lock_trainer()?;
+    // One trainer per run: a local run is locked before anything is written; a remote run's
+    // store is guarded by its lease, and its local cache is locked once `open_run` has made it.
+    let local_lock = if is_remote(&args.run) { None } else { Some(RunDir::new(Path::new(&args.run)).lock_trainer()?) };
     let (dir, cfg) = open_run(&args.run, args.config.as_deref(), &args.common.sets, args.common.force)?;
+    let _lock = match local_lock {
+        Some(lock) => lock,
+        None => dir.lock_trainer()?,
+    };
     let multi = indicatif::MultiProgress::new();
     pipeline::trainer_only(&cfg, &dir, &args.common.stop_when(), &Stop::on_signals()?, &multi)?;
     Ok(0)

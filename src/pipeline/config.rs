@@ -243,13 +243,18 @@ pub fn open_with_text(run: &RunDir, text: &str, origin: &str, force: bool) -> Re
     Ok(wanted)
 }
 
-/// Opens the run directory `run` with the config file `config` (or, without one, with the run's
-/// own `config.toml`) changed by the `sets` overrides ([`apply_overrides`]); see
-/// [`open_with_text`]. Errors name the file or the bad override.
-pub fn open_run(run: &Path, config: Option<&Path>, sets: &[String], force: bool) -> Result<(RunDir, RunConfig)> {
-    let dir = RunDir::new(run);
+/// Opens the run `run` (a directory, or a URL on object storage: [`RunDir::open`]) with the
+/// config file `config` (or, without one, with the run's own `config.toml`) changed by the `sets`
+/// overrides ([`apply_overrides`]); see [`open_with_text`]. A remote run compares with, and then
+/// holds, the store's `config.toml`. Errors name the file, the URL or the bad override.
+pub fn open_run(run: &str, config: Option<&Path>, sets: &[String], force: bool) -> Result<(RunDir, RunConfig)> {
+    let dir = RunDir::open(run)?;
+    let in_store = dir.sync_config_in()?;
     let path = match config {
         Some(p) => p.to_path_buf(),
+        None if dir.remote.is_some() && !in_store => {
+            bail!("{}: the run has no config.toml yet (start its trainer with --config first)", dir.name())
+        }
         None => dir.config(),
     };
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading config {}", path.display()))?;
@@ -259,6 +264,7 @@ pub fn open_run(run: &Path, config: Option<&Path>, sets: &[String], force: bool)
         (apply_overrides(&text, sets)?, format!("{} with --set {}", path.display(), sets.join(" --set ")))
     };
     let cfg = open_with_text(&dir, &text, &origin, force)?;
+    dir.sync_config_out(force)?;
     Ok((dir, cfg))
 }
 

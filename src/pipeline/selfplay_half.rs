@@ -62,12 +62,17 @@ pub fn selfplay_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop
                 stop.set();
             }
         };
+        let uploader = scope.spawn(|| upload_shards(run, stop));
         let r = run_selfplay(&sp, &handle, when.games, stop.flag(), &mut sink, &mut on_progress);
-        // Whatever ended self-play ends the watcher too.
+        // Whatever ended self-play ends the watcher and the uploader too.
         stop.set();
         let w = watcher.join().map_err(|_| anyhow::anyhow!("the model watcher panicked"))?;
+        let u = uploader.join().map_err(|_| anyhow::anyhow!("the shard uploader panicked"))?;
         let progress = r?;
         w?;
+        u?;
+        // The last shard, flushed when self-play stopped.
+        run.sync_shards_out()?;
         Ok(progress)
     });
     drop(handle);
@@ -107,6 +112,18 @@ fn follow_generations(
     Ok(())
 }
 
+/// Remote run: uploads new shards about once a second until `stop`.
+fn upload_shards(run: &RunDir, stop: &Stop) -> Result<()> {
+    if run.remote.is_none() {
+        return Ok(());
+    }
+    while !stop.is_set() {
+        std::thread::sleep(Duration::from_secs(1));
+        run.sync_shards_out()?;
+    }
+    Ok(())
+}
+
 /// The self-play progress line: generation, games, positions, rates, W/D/L by player.
 fn progress_message(gen: i64, p: &Progress) -> String {
     format!(
@@ -133,7 +150,7 @@ fn wait_for_generation(run: &RunDir, stop: &Stop) -> Result<Option<(u64, PathBuf
             return Ok(None);
         }
         if !announced && started.elapsed() > Duration::from_secs(5) {
-            say(&format!("waiting for a trainer to publish generation 0 in {}", run.models().display()));
+            say(&format!("waiting for a trainer to publish generation 0 in {}", run.name()));
             announced = true;
         }
         std::thread::sleep(Duration::from_millis(500));

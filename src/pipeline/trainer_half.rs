@@ -54,6 +54,8 @@ struct TrainerLoop<'a> {
     /// Metrics of the latest training call (shown while waiting, logged per generation).
     last: TrainMetrics,
     waiting_since: Option<Instant>,
+    /// When a remote run's shards were last listed (at most once a second).
+    last_pull: Option<Instant>,
     /// The newest published generation.
     gen: u64,
     /// The step at which the next candidate is due (later than `(gen + 1) * k` after rejections).
@@ -63,8 +65,10 @@ struct TrainerLoop<'a> {
 impl<'a> TrainerLoop<'a> {
     /// Opens or resumes the run's trainer and recovers `generations.jsonl` lines a kill lost.
     fn open(cfg: &'a RunConfig, run: &'a RunDir, multi: &'a MultiProgress) -> Result<TrainerLoop<'a>> {
+        run.take_trainer_lease()?;
         let trainer = Trainer::open_or_resume(run, cfg.training.clone())
-            .with_context(|| format!("opening the trainer of {}", run.root.display()))?;
+            .with_context(|| format!("opening the trainer of {}", run.name()))?;
+        run.sync_generations_out()?;
         let gen = run.latest_generation()?.map_or(0, |(g, _)| g);
         recover_generation_lines(run, gen)?;
         // Games already in the run before this session are not this session's statistics.
@@ -83,6 +87,7 @@ impl<'a> TrainerLoop<'a> {
             last_line: Instant::now(),
             last: TrainMetrics::default(),
             waiting_since: None,
+            last_pull: None,
             gen,
             due: (gen + 1) * cfg.pipeline.steps_per_generation,
         })
@@ -90,8 +95,13 @@ impl<'a> TrainerLoop<'a> {
 
     /// Refreshes the replay window (reporting rejected shards), then either waits briefly for
     /// self-play samples or takes up to `steps_per_round` steps, never past the due step (and
-    /// none after `stop` is set).
+    /// none after `stop` is set). A remote run first renews the trainer lease and pulls new shards.
     fn train_round(&mut self, stop: &Stop) -> Result<()> {
+        if self.run.remote.is_some() && self.last_pull.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+            self.run.renew_trainer_lease()?;
+            self.run.sync_shards_in()?;
+            self.last_pull = Some(Instant::now());
+        }
         let status = self.trainer.refresh_window()?;
         for (path, err) in self.trainer.take_rejected_shards() {
             let line = format!("rejected a shard (moved to {}): {err}", path.display());
@@ -150,6 +160,7 @@ impl<'a> TrainerLoop<'a> {
             }
         }
         self.gen = self.trainer.publish()?;
+        self.run.sync_generations_out()?;
         self.log_generation()?;
         Ok(true)
     }
@@ -215,6 +226,7 @@ impl<'a> TrainerLoop<'a> {
     /// the terminal (or stderr), so that a short run that never trained says why.
     fn close(mut self) -> Result<()> {
         self.trainer.checkpoint()?;
+        self.run.release_trainer_lease()?;
         let step = self.trainer.step();
         let total = self.trainer.window_status().total_samples;
         let mut line = format!("trainer stopped at step {step} (generation {}); it had read {total} samples", self.gen);

@@ -10,6 +10,7 @@
 //! - [`optim`]: SGD-Nesterov / AdamW with checkpointable state.
 //! - [`rundir`]: [`RunDir`], the run directory's layout (the only place that names its parts).
 //! - [`runlock`]: [`runlock::RunLock`], the one-trainer-per-run OS lock.
+//! - [`store`]: run directories on object storage ([`store::ObjectRun`], `--run s3://...`).
 //! - [`trainer`]: [`Trainer`] (open or resume a run, train steps, checkpoint, publish).
 //! - [`metrics`]: the [`MetricsSink`] trait, TensorBoard output and an event-file reader.
 //! - [`export`]: `renju-zero export` as a library function.
@@ -24,6 +25,7 @@ pub mod optim;
 pub mod replay;
 pub mod rundir;
 pub mod runlock;
+pub mod store;
 pub mod trainer;
 
 pub use config::{NetConfig, NetKind, OptimizerConfig, TrainerConfig};

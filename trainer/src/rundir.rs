@@ -11,25 +11,112 @@
 //! - `tensorboard/`: TensorBoard event files ([`crate::metrics`]);
 //! - `train.log`: notices and one summary line per generation; `generations.jsonl`: one JSON line
 //!   per generation; both name the writing process on every line ([`process_tag`]);
-//! - `trainer.lock`: held by the run's one `train` / `trainer` process ([`crate::runlock`]).
+//! - `trainer.lock`: held by the run's one local `train` / `trainer` process ([`crate::runlock`]).
+//!
+//! Storage: a run is either a local directory (written through `renju-fs`, temp file + rename)
+//! or a URL on object storage (`s3://bucket/prefix`, `gs://`, `az://`, `file://`; see
+//! [`crate::store`]). A remote run is worked on in a local cache directory (`root`) with the same
+//! layout; the `sync_*`/`*_lease` methods exchange its shards, generations and the trainer lease
+//! with the store and do nothing for a local run.
 
 use renju_fs::append_line;
 use crate::model::{generation_dir_name, list_generations};
 use crate::runlock::RunLock;
+use crate::store::{default_cache_dir, is_remote, ObjectRun};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-/// The paths of one run directory.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The paths of one run directory, and the object store behind it for a remote run.
+#[derive(Clone, Debug)]
 pub struct RunDir {
-    /// The run directory itself.
+    /// The run directory itself (for a remote run: its local cache).
     pub root: PathBuf,
+    /// The run's objects, for a run given as a URL.
+    pub remote: Option<Arc<ObjectRun>>,
 }
 
 impl RunDir {
     /// The run rooted at `root` (nothing is created).
     pub fn new(root: &Path) -> RunDir {
-        RunDir { root: root.to_path_buf() }
+        RunDir { root: root.to_path_buf(), remote: None }
+    }
+
+    /// The run named by `--run`: a local directory, or a URL (`s3://bucket/prefix`, ...) whose
+    /// store is checked to answer (errors name the URL; nothing is written), worked on in the
+    /// cache directory [`default_cache_dir`].
+    pub fn open(run: &str) -> Result<RunDir> {
+        if !is_remote(run) {
+            return Ok(RunDir::new(Path::new(run)));
+        }
+        let remote = ObjectRun::open(run)?;
+        Ok(RunDir { root: default_cache_dir(run), remote: Some(Arc::new(remote)) })
+    }
+
+    /// The run's name for messages: its URL, or its directory.
+    pub fn name(&self) -> String {
+        self.remote.as_ref().map_or_else(|| self.root.display().to_string(), |r| r.url().to_string())
+    }
+
+    /// Remote run: makes the store's `config.toml` the local copy, if the store has one. Returns
+    /// whether it did.
+    pub fn sync_config_in(&self) -> Result<bool> {
+        let Some(r) = &self.remote else { return Ok(false) };
+        match r.get("config.toml")? {
+            Some(bytes) => renju_fs::write_atomic(&self.config(), &bytes).map(|_| true),
+            None => Ok(false),
+        }
+    }
+
+    /// Remote run: uploads the local `config.toml` (created if the store has none; replaced
+    /// when `replace`, as after `--force`).
+    pub fn sync_config_out(&self, replace: bool) -> Result<()> {
+        let Some(r) = &self.remote else { return Ok(()) };
+        let bytes = std::fs::read(self.config()).with_context(|| format!("reading {}", self.config().display()))?;
+        if replace {
+            r.put("config.toml", &bytes)
+        } else {
+            r.create("config.toml", &bytes).map(|_| ())
+        }
+    }
+
+    /// Remote run (self-play): uploads the shards of `selfplay/` not uploaded yet. Returns how
+    /// many it uploaded.
+    pub fn sync_shards_out(&self) -> Result<usize> {
+        self.remote.as_ref().map_or(Ok(0), |r| r.push_shards(&self.selfplay()))
+    }
+
+    /// Remote run (trainer): downloads the store's shards that `selfplay/` lacks. Returns how
+    /// many it downloaded.
+    pub fn sync_shards_in(&self) -> Result<usize> {
+        self.remote.as_ref().map_or(Ok(0), |r| r.pull_shards(&self.selfplay()))
+    }
+
+    /// Remote run (trainer): uploads the local generations the store lacks, `LATEST` last.
+    pub fn sync_generations_out(&self) -> Result<()> {
+        self.remote.as_ref().map_or(Ok(()), |r| r.push_generations(&self.root))
+    }
+
+    /// This process as a lease owner: `host:pid`.
+    fn owner() -> String {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+        format!("{}:{}", host.trim(), std::process::id())
+    }
+
+    /// Remote run: takes the one-trainer lease ([`crate::store::LEASE_SECONDS`]); an error names
+    /// the trainer that holds it.
+    pub fn take_trainer_lease(&self) -> Result<()> {
+        self.remote.as_ref().map_or(Ok(()), |r| r.acquire_lease(&Self::owner()))
+    }
+
+    /// Remote run: renews the trainer lease when due; an error when another trainer took it.
+    pub fn renew_trainer_lease(&self) -> Result<()> {
+        self.remote.as_ref().map_or(Ok(()), |r| r.renew_lease(&Self::owner()))
+    }
+
+    /// Remote run: gives the trainer lease up.
+    pub fn release_trainer_lease(&self) -> Result<()> {
+        self.remote.as_ref().map_or(Ok(()), |r| r.release_lease())
     }
     /// `config.toml`: the config the run uses.
     pub fn config(&self) -> PathBuf {
@@ -77,8 +164,14 @@ impl RunDir {
         RunLock::acquire(&self.lock_file())
     }
 
-    /// The newest published generation and its directory under `models/`, if any.
+    /// The newest published generation and its directory under `models/`, if any. A remote
+    /// run first downloads the generation the store's `LATEST` names, if the cache lacks it.
     pub fn latest_generation(&self) -> Result<Option<(u64, PathBuf)>> {
+        if let Some(r) = &self.remote {
+            if let Some(g) = r.latest_generation()? {
+                r.pull_generation(g, &self.root)?;
+            }
+        }
         let models = self.models();
         Ok(list_generations(&models)?.last().map(|&g| (g, models.join(generation_dir_name(g)))))
     }
