@@ -1,0 +1,134 @@
+//! End-to-end test of a run on object storage (`--run file:///...`, `object_store`'s local
+//! backend, the same code path as `s3://`): one `trainer` and two `selfplay` processes, each
+//! with its own cache directory, until two generations are published; one self-play process
+//! killed with SIGKILL and restarted. Then the run's invariants: contiguous generations, `LATEST`
+//! the newest, every shard readable, nothing duplicated, the trainer lease given back. The same
+//! scenario against a real S3 server (Garage) is `scripts/s3-e2e.sh`.
+
+use renju_trainer::store::ObjectRun;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const CONFIG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/e2e.toml");
+
+fn bin(cache: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_renju-zero"));
+    c.env("RENJU_ZERO_CACHE", cache).stdin(Stdio::null()).stdout(Stdio::null());
+    c
+}
+
+fn selfplay(url: &str, cache: &Path) -> Child {
+    bin(cache).args(["selfplay", "--run", url]).stderr(Stdio::null()).spawn().expect("starting renju-zero selfplay")
+}
+
+fn wait_until(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
+    let t0 = Instant::now();
+    while !done() {
+        assert!(t0.elapsed() < Duration::from_secs(secs), "{what} did not happen within {secs} s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The shards in the store, by the processes' listing (what the trainer sees).
+fn store_shards(store: &ObjectRun) -> Vec<String> {
+    store.list("selfplay").unwrap().into_iter().filter(|n| n.ends_with(".npz")).collect()
+}
+
+#[test]
+fn a_trainer_and_two_selfplay_processes_share_a_store_and_survive_a_killed_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    std::fs::create_dir(&root).unwrap();
+    let url = format!("file://{}", root.display());
+    let mut trainer = bin(&dir.path().join("cache-trainer"))
+        .args(["trainer", "--run", &url, "--config", CONFIG, "--max-generations", "2"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until("the trainer's config.toml in the store", 60, || root.join("config.toml").exists());
+    let mut a = selfplay(&url, &dir.path().join("cache-a"));
+    let cache_b = dir.path().join("cache-b");
+    let mut b = selfplay(&url, &cache_b);
+    let store = ObjectRun::open(&url).unwrap();
+
+    // SIGKILL worker B once it has uploaded a shard (it may be in the middle of the next one).
+    let b_tag = |n: &String| n.contains(&format!("-p{}-", b.id()));
+    wait_until("a shard of worker B in the store", 240, || store_shards(&store).iter().any(b_tag));
+    b.kill().unwrap();
+    b.wait().unwrap();
+    let mut b = selfplay(&url, &cache_b);
+
+    let t0 = Instant::now();
+    while trainer.try_wait().unwrap().is_none() {
+        assert!(t0.elapsed() < Duration::from_secs(300), "the trainer did not publish generation 2");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = trainer.wait_with_output().unwrap();
+    assert!(out.status.success(), "trainer failed: {}", String::from_utf8_lossy(&out.stderr));
+    for c in [&mut a, &mut b] {
+        c.kill().unwrap();
+        c.wait().unwrap();
+    }
+
+    // Contiguous generations, LATEST the newest, each with its files.
+    let gens: Vec<String> = std::fs::read_dir(root.join("models"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("gen-"))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(gens, vec!["gen-000000", "gen-000001", "gen-000002"]);
+    assert_eq!(store.latest_generation().unwrap(), Some(2));
+    for g in &gens {
+        assert!(store.list(&format!("models/{g}")).unwrap().contains(&"config.json".to_string()), "{g}");
+    }
+    // Every shard readable, none duplicated (by name or by contents), and what the trainer
+    // downloaded is what the store holds.
+    let names = store_shards(&store);
+    assert!(names.len() >= 2, "{names:?}");
+    let mut by_contents = BTreeMap::new();
+    for n in &names {
+        let bytes = store.get(&format!("selfplay/{n}")).unwrap().unwrap();
+        let tmp = dir.path().join("check.npz");
+        std::fs::write(&tmp, &bytes).unwrap();
+        renju_selfplay::record::read_shard(&tmp).unwrap_or_else(|e| panic!("shard {n} unreadable: {e:#}"));
+        assert!(by_contents.insert(bytes, n.clone()).is_none(), "shard {n} duplicates another");
+    }
+    for e in std::fs::read_dir(dir.path().join("cache-trainer/selfplay")).unwrap().flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        if n.ends_with(".npz") {
+            assert_eq!(store.get(&format!("selfplay/{n}")).unwrap(), Some(std::fs::read(e.path()).unwrap()), "{n}");
+        }
+    }
+    // Both workers contributed, the restarted one included; the lease was given back.
+    let writers: BTreeSet<&str> = names.iter().filter_map(|n| n.split('-').nth(2)).collect();
+    assert!(writers.len() >= 2, "shards from one process only: {names:?}");
+    assert_eq!(store.get(renju_trainer::store::LEASE_OBJECT).unwrap(), None);
+}
+
+#[test]
+fn an_unreachable_store_is_one_error_naming_the_url_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    for (url, what) in [("s3://renju-test/run", "did not answer"), ("file:///nonexistent/renju-run", "is missing")] {
+        let out = bin(&cache)
+            .current_dir(dir.path())
+            .env("AWS_ENDPOINT_URL", "http://127.0.0.1:9")
+            .env("AWS_ALLOW_HTTP", "true")
+            .env("AWS_ACCESS_KEY_ID", "nobody")
+            .env("AWS_SECRET_ACCESS_KEY", "nothing")
+            .env("AWS_REGION", "garage")
+            .args(["trainer", "--run", url, "--config", CONFIG])
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(err.contains(url) && err.contains(what), "{url}: {err}");
+        assert!(!cache.exists(), "{url}: the cache directory was created");
+    }
+}
