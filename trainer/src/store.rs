@@ -144,7 +144,9 @@ impl ObjectRun {
     pub fn open(url: &str) -> Result<ObjectRun> {
         let (store, prefix) = build_store(url)?;
         let run = ObjectRun::with_store(url, store, prefix)?;
-        run.list("").with_context(|| format!("{url}: the store did not answer a listing"))?;
+        run.rt
+            .block_on(run.store.list_with_delimiter(Some(&run.prefix)))
+            .map_err(|e| anyhow!("{url}: the store did not answer a listing of the run's prefix: {e}"))?;
         Ok(run)
     }
 
