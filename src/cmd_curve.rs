@@ -8,9 +8,9 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result};
 use renju_arena::agent::{SearchLimit, SearchSettings};
-use renju_selfplay::eval::EvaluatorSpec;
 use renju_arena::arena::{ArenaConfig, OpeningMode};
 use renju_arena::curve::{due_generations, play_point, CurveConfig, CurveDir, CurveGeneration, CurveOpponent};
+use renju_selfplay::eval::EvaluatorSpec;
 use renju_selfplay::record::{list_shards, read_shard_meta};
 use renju_trainer::model::{list_generations, CONFIG_FILE};
 use renju_zero::pipeline::{RunConfig, RunDir, Stop};
@@ -103,11 +103,17 @@ fn trained_steps(dir: &Path) -> Result<u64> {
 /// Run the command; returns the process exit code.
 pub fn run(args: CurveArgs) -> Result<i32> {
     let run = RunDir::new(&args.run);
-    let cfg = RunConfig::load(&run.config()).with_context(|| format!("{} is not a run directory", args.run.display()))?;
+    let cfg =
+        RunConfig::load(&run.config()).with_context(|| format!("{} is not a run directory", args.run.display()))?;
     let models = run.models();
     let gen_dir = |g: u64| run.generation(g);
-    let texts = if args.opponents.is_empty() { vec!["heuristic".to_string(), "gen:0".to_string()] } else { args.opponents.clone() };
-    let opponents: Vec<CurveOpponent> = texts.iter().map(|t| CurveOpponent::parse(t, gen_dir)).collect::<Result<_>>()?;
+    let texts = if args.opponents.is_empty() {
+        vec!["heuristic".to_string(), "gen:0".to_string()]
+    } else {
+        args.opponents.clone()
+    };
+    let opponents: Vec<CurveOpponent> =
+        texts.iter().map(|t| CurveOpponent::parse(t, gen_dir)).collect::<Result<_>>()?;
     anyhow::ensure!(args.games >= 1, "--games must be at least 1");
     anyhow::ensure!(args.playouts >= 1, "--playouts must be at least 1");
     anyhow::ensure!(args.batch >= 1, "--batch must be at least 1");

@@ -7,9 +7,9 @@ use anyhow::{Context, Result};
 use renju_arena::agent::{Agent, MctsAgent, SearchSettings};
 use renju_arena::gomocup::{serve, Brain, BrainOptions};
 use renju_selfplay::eval::EvaluatorSpec;
+use renju_selfplay::mcts::{SearchAlgorithm, SearchConfig};
 use renju_trainer::config::DeviceChoice;
 use renju_trainer::model::evaluator_loader;
-use renju_selfplay::mcts::{SearchAlgorithm, SearchConfig};
 
 /// Arguments of `renju-zero gomocup`.
 #[derive(clap::Args)]
@@ -40,7 +40,11 @@ pub struct GomocupArgs {
 
 /// Run the command; returns the process exit code.
 pub fn run(args: GomocupArgs) -> Result<i32> {
-    anyhow::ensure!(args.time.is_finite() && args.time > 0.0, "--time {} must be a positive number of seconds", args.time);
+    anyhow::ensure!(
+        args.time.is_finite() && args.time > 0.0,
+        "--time {} must be a positive number of seconds",
+        args.time
+    );
     anyhow::ensure!(args.playouts != Some(0), "--playouts must be at least 1");
     let spec = EvaluatorSpec::parse(&args.model)?;
     let load_model = evaluator_loader(DeviceChoice::Auto.resolve()?);

@@ -1,13 +1,13 @@
 //! `renju-zero selfplay`: standalone self-play into a directory (`--games N --out DIR`), or the
 //! self-play half of a run (`--run DIR`) following the generations its trainer publishes.
 
-use renju_zero::pipeline::{self, Stop, StopWhen};
 use anyhow::{bail, Context};
 use renju_rules::{Protocol, Rule};
 use renju_selfplay::cli::SelfplayOptions;
 use renju_selfplay::eval::{no_models, EvaluatorSpec};
 use renju_selfplay::selfplay::SelfplayConfig;
 use renju_trainer::config::DeviceChoice;
+use renju_zero::pipeline::{self, Stop, StopWhen};
 use std::path::PathBuf;
 
 /// The defaults of the flags: self-play's own.
@@ -125,7 +125,8 @@ pub fn run(a: SelfplayArgs) -> anyhow::Result<i32> {
             let generation = mc.generation as i64;
             if mc.net.kind == renju_trainer::NetKind::Linepattern {
                 // The table evaluator runs inside every worker thread; no inference server.
-                let net = renju_trainer::model::load_line_table(dir).with_context(|| format!("loading --evaluator {spec}"))?;
+                let net = renju_trainer::model::load_line_table(dir)
+                    .with_context(|| format!("loading --evaluator {spec}"))?;
                 return renju_selfplay::cli::run_per_thread(opts(spec.to_string()), net.factory(), generation);
             }
             let ev = renju_trainer::ModelEvaluator::load(dir, DeviceChoice::Auto.resolve()?)

@@ -1,7 +1,7 @@
 //! `renju-zero train` (the main job) and `renju-zero trainer` (its training half alone).
 
-use renju_zero::pipeline::{self, open_run, RunDir, Stop, StopWhen};
 use renju_trainer::store::is_remote;
+use renju_zero::pipeline::{self, open_run, RunDir, Stop, StopWhen};
 use std::path::{Path, PathBuf};
 
 /// Options shared by `train` and `trainer`.
@@ -66,7 +66,11 @@ pub fn run(args: TrainArgs) -> anyhow::Result<i32> {
     // Before anything is written: one trainer per run directory.
     let _lock = RunDir::new(&run_path).lock_trainer()?;
     let (dir, cfg) = open_run(&run_path.to_string_lossy(), Some(&args.config), &args.common.sets, args.common.force)?;
-    pipeline::say(&format!("run directory: {} (TensorBoard: tensorboard --logdir {})", dir.root.display(), dir.tensorboard().display()));
+    pipeline::say(&format!(
+        "run directory: {} (TensorBoard: tensorboard --logdir {})",
+        dir.root.display(),
+        dir.tensorboard().display()
+    ));
     pipeline::train(&cfg, &dir, &args.common.stop_when(), &Stop::on_signals()?)?;
     Ok(0)
 }

@@ -53,7 +53,12 @@ fn main() {
     // The brain with every default, its model found by `pbrain_model`.
     let result = if pbrain {
         let model = cmd_gomocup::pbrain_model(&argv0);
-        dispatch(Cli::parse_from([std::ffi::OsString::from("renju-zero"), "gomocup".into(), "--model".into(), model.into()]))
+        dispatch(Cli::parse_from([
+            std::ffi::OsString::from("renju-zero"),
+            "gomocup".into(),
+            "--model".into(),
+            model.into(),
+        ]))
     } else {
         dispatch(Cli::parse())
     };

@@ -10,7 +10,20 @@ fn bin() -> Command {
 fn arena(out: &std::path::Path, threads: &str) -> std::process::Output {
     bin()
         .args(["arena", "--player", "h=heuristic,playouts=6", "--player", "u=uniform,playouts=6"])
-        .args(["--games", "4", "--size", "9", "--rule", "renju", "--seed", "11", "--threads", threads, "--quiet", "--out"])
+        .args([
+            "--games",
+            "4",
+            "--size",
+            "9",
+            "--rule",
+            "renju",
+            "--seed",
+            "11",
+            "--threads",
+            threads,
+            "--quiet",
+            "--out",
+        ])
         .arg(out)
         .output()
         .unwrap()

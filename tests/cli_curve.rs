@@ -20,7 +20,16 @@ fn copy_dir(from: &Path, to: &Path) {
 
 fn curve(run: &Path, opponents: &[&str]) -> std::process::Output {
     let mut c = bin();
-    c.args(["curve", "--run"]).arg(run).args(["--every-generations", "2", "--games", "2", "--playouts", "4", "--threads", "2"]);
+    c.args(["curve", "--run"]).arg(run).args([
+        "--every-generations",
+        "2",
+        "--games",
+        "2",
+        "--playouts",
+        "4",
+        "--threads",
+        "2",
+    ]);
     for o in opponents {
         c.args(["--opponent", o]);
     }
@@ -31,7 +40,12 @@ fn curve(run: &Path, opponents: &[&str]) -> std::process::Output {
 fn curve_writes_one_row_per_generation_and_opponent_and_a_plot() {
     let d = tempfile::tempdir().unwrap();
     let run = d.path().join("run");
-    let o = bin().args(["trainer", "--config", CONFIG, "--run"]).arg(&run).args(["--max-generations", "0"]).output().unwrap();
+    let o = bin()
+        .args(["trainer", "--config", CONFIG, "--run"])
+        .arg(&run)
+        .args(["--max-generations", "0"])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     copy_dir(&run.join("models/gen-000000"), &run.join("models/gen-000001"));
     copy_dir(&run.join("models/gen-000000"), &run.join("models/gen-000002"));
@@ -45,8 +59,18 @@ fn curve_writes_one_row_per_generation_and_opponent_and_a_plot() {
     assert_eq!(
         header,
         [
-            "generation", "step", "minutes", "selfplay_games", "opponent", "games", "wins", "draws", "losses", "score",
-            "score_low95", "score_high95"
+            "generation",
+            "step",
+            "minutes",
+            "selfplay_games",
+            "opponent",
+            "games",
+            "wins",
+            "draws",
+            "losses",
+            "score",
+            "score_low95",
+            "score_high95"
         ]
     );
     let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();

@@ -13,7 +13,9 @@ struct Brain {
 impl Brain {
     fn start() -> Brain {
         let command: Vec<String> =
-            [env!("CARGO_BIN_EXE_renju-zero"), "gomocup", "--model", "heuristic", "--playouts", "24"].map(String::from).into();
+            [env!("CARGO_BIN_EXE_renju-zero"), "gomocup", "--model", "heuristic", "--playouts", "24"]
+                .map(String::from)
+                .into();
         Brain { process: EngineProcess::spawn(&command, Stdio::inherit()).unwrap() }
     }
     fn send(&mut self, text: &str) {

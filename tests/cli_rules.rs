@@ -16,13 +16,20 @@ fn pipe(args: &[&str], input: &str) -> std::process::Output {
 #[test]
 fn classify_reports_each_line_and_fails_on_a_malformed_one() {
     let input = concat!(
-        r#"{"black":["f8","g8","h6","h7"],"white":["a1","a2"],"move":"h8"}"#, "\n",
-        r#"{"black":["d8","e8","f8","g8"],"white":[],"move":"h8","color":"black"}"#, "\n",
-        r#"{"black":["d8","e8","f8","g8","i8"],"white":[],"move":"h8"}"#, "\n",
-        r#"{"black":[],"white":["d8","e8","f8","g8","i8"],"move":"h8","color":"white"}"#, "\n",
-        r#"{"black":["h8"],"white":[],"move":"h8"}"#, "\n",
-        r#"{"black":["z99"],"move":"h8"}"#, "\n",
-        r#"{"black":["f8","g8","h6","h7"],"move":"h8"}"#, "\n",
+        r#"{"black":["f8","g8","h6","h7"],"white":["a1","a2"],"move":"h8"}"#,
+        "\n",
+        r#"{"black":["d8","e8","f8","g8"],"white":[],"move":"h8","color":"black"}"#,
+        "\n",
+        r#"{"black":["d8","e8","f8","g8","i8"],"white":[],"move":"h8"}"#,
+        "\n",
+        r#"{"black":[],"white":["d8","e8","f8","g8","i8"],"move":"h8","color":"white"}"#,
+        "\n",
+        r#"{"black":["h8"],"white":[],"move":"h8"}"#,
+        "\n",
+        r#"{"black":["z99"],"move":"h8"}"#,
+        "\n",
+        r#"{"black":["f8","g8","h6","h7"],"move":"h8"}"#,
+        "\n",
     );
     let out = pipe(&["rules", "classify", "--rule", "renju", "--size", "15"], input);
     let lines: Vec<serde_json::Value> =
@@ -89,9 +96,8 @@ fn vcf_answers_win_none_unknown_and_reports_a_malformed_line() {
     // to move (no VCF); line 3: the same with a budget of 1 node per position is `unknown`,
     // checked by a second run; line 4: a bad colour.
     let chain = r#""black":["k12","k13","k14","l10","l9","l8","n12","n13","n14"],"white":["k10","l7","n10"]"#;
-    let input = format!(
-        "{{{chain},\"color\":\"black\"}}\n{{{chain},\"color\":\"white\"}}\n\n{{{chain},\"color\":\"red\"}}\n"
-    );
+    let input =
+        format!("{{{chain},\"color\":\"black\"}}\n{{{chain},\"color\":\"white\"}}\n\n{{{chain},\"color\":\"red\"}}\n");
     let run = |nodes: &str| -> (Vec<String>, Option<i32>) {
         let out = pipe(&["rules", "vcf", "--rule", "renju", "--size", "15", "--nodes", nodes], &input);
         (String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect(), out.status.code())

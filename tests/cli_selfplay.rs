@@ -10,7 +10,23 @@ fn bin() -> Command {
 fn selfplay_writes_shards() {
     let dir = tempfile::tempdir().unwrap();
     let out = bin()
-        .args(["selfplay", "--evaluator", "uniform", "--games", "2", "--size", "11", "--playouts", "8", "--fast-playouts", "4", "--protocol", "rif", "--quiet", "--out"])
+        .args([
+            "selfplay",
+            "--evaluator",
+            "uniform",
+            "--games",
+            "2",
+            "--size",
+            "11",
+            "--playouts",
+            "8",
+            "--fast-playouts",
+            "4",
+            "--protocol",
+            "rif",
+            "--quiet",
+            "--out",
+        ])
         .arg(dir.path())
         .output()
         .unwrap();
@@ -26,7 +42,8 @@ fn selfplay_writes_shards() {
 #[test]
 fn unknown_evaluator_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
-    let out = bin().args(["selfplay", "--evaluator", "oracle", "--games", "1", "--out"]).arg(dir.path()).output().unwrap();
+    let out =
+        bin().args(["selfplay", "--evaluator", "oracle", "--games", "1", "--out"]).arg(dir.path()).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown evaluator 'oracle'"));
 }

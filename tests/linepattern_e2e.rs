@@ -15,10 +15,12 @@ fn bin() -> Command {
 fn a_line_pattern_generation_plays_selfplay_arena_and_gomocup() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
-    let out = bin().args(["train", "--config", CONFIG, "--run"]).arg(&run).args(["--max-generations", "1"]).output().unwrap();
+    let out =
+        bin().args(["train", "--config", CONFIG, "--run"]).arg(&run).args(["--max-generations", "1"]).output().unwrap();
     assert!(out.status.success(), "train failed: {}", String::from_utf8_lossy(&out.stderr));
     let gen1 = run.join("models/gen-000001");
-    let cfg: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(gen1.join("config.json")).unwrap()).unwrap();
+    let cfg: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(gen1.join("config.json")).unwrap()).unwrap();
     assert_eq!(cfg["net"]["kind"], "linepattern");
     assert_eq!(cfg["line_table"]["file"], "linepattern.safetensors");
     assert!(gen1.join("linepattern.safetensors").is_file() && gen1.join("model.pt").is_file());
@@ -28,7 +30,22 @@ fn a_line_pattern_generation_plays_selfplay_arena_and_gomocup() {
     let out = bin()
         .args(["selfplay", "--evaluator"])
         .arg(format!("model:{}", run.join("models").display()))
-        .args(["--games", "2", "--size", "9", "--playouts", "8", "--fast-playouts", "4", "--stone-cap", "30", "--full-search-fraction", "1", "--quiet", "--out"])
+        .args([
+            "--games",
+            "2",
+            "--size",
+            "9",
+            "--playouts",
+            "8",
+            "--fast-playouts",
+            "4",
+            "--stone-cap",
+            "30",
+            "--full-search-fraction",
+            "1",
+            "--quiet",
+            "--out",
+        ])
         .arg(&sp)
         .output()
         .unwrap();
@@ -45,7 +62,22 @@ fn a_line_pattern_generation_plays_selfplay_arena_and_gomocup() {
     let out = bin()
         .args(["arena", "--player"])
         .arg(format!("lp=model:{},playouts=6", run.join("models").display()))
-        .args(["--player", "h=heuristic,playouts=6", "--games", "2", "--size", "9", "--rule", "renju", "--seed", "3", "--threads", "1", "--quiet", "--out"])
+        .args([
+            "--player",
+            "h=heuristic,playouts=6",
+            "--games",
+            "2",
+            "--size",
+            "9",
+            "--rule",
+            "renju",
+            "--seed",
+            "3",
+            "--threads",
+            "1",
+            "--quiet",
+            "--out",
+        ])
         .arg(&ar)
         .output()
         .unwrap();

@@ -13,7 +13,8 @@ fn bin() -> Command {
 
 /// Sends `signal` (a `kill -s` name such as `INT`) to the child.
 fn signal(child: &Child, signal: &str) {
-    let ok = Command::new("kill").args(["-s", signal, &child.id().to_string()]).status().expect("running kill").success();
+    let ok =
+        Command::new("kill").args(["-s", signal, &child.id().to_string()]).status().expect("running kill").success();
     assert!(ok, "kill -s {signal} failed");
 }
 
@@ -73,7 +74,13 @@ fn sigint_stops_train_with_its_stderr_closed_and_writes_a_checkpoint() {
         assert!(status.success(), "SIG{sig}: train exited with {status}");
         let log = std::fs::read_to_string(run.join("train.log")).unwrap();
         let stopped = log.lines().filter_map(|l| l.split("trainer stopped at step ").nth(1)).next_back();
-        let step: u64 = stopped.unwrap_or_else(|| panic!("SIG{sig}: no stop line in train.log: {log}")).split_whitespace().next().unwrap().parse().unwrap();
+        let step: u64 = stopped
+            .unwrap_or_else(|| panic!("SIG{sig}: no stop line in train.log: {log}"))
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
         let ckpt = std::fs::read_to_string(run.join("checkpoints/LATEST")).unwrap();
         assert_eq!(ckpt.trim(), format!("step-{step:09}"), "SIG{sig}: the stop did not checkpoint its step");
         if sig == "INT" {
@@ -83,7 +90,8 @@ fn sigint_stops_train_with_its_stderr_closed_and_writes_a_checkpoint() {
 }
 
 fn shard_files(run: &Path) -> Vec<std::path::PathBuf> {
-    let mut v: Vec<_> = std::fs::read_dir(run.join("selfplay")).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_file()).collect();
+    let mut v: Vec<_> =
+        std::fs::read_dir(run.join("selfplay")).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_file()).collect();
     v.sort();
     v
 }
@@ -93,7 +101,14 @@ fn shard_files(run: &Path) -> Vec<std::path::PathBuf> {
 /// flushed as one last shard, games in progress dropped).
 fn selfplay_run_stops_on_sigint_leaving_whole_shards(run: &Path) {
     let before = shard_files(run).len();
-    let mut child = bin().args(["selfplay", "--run"]).arg(run).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = bin()
+        .args(["selfplay", "--run"])
+        .arg(run)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let t0 = Instant::now();
     while shard_files(run).len() == before {
         assert!(t0.elapsed() < Duration::from_secs(120), "selfplay --run wrote no shard");
@@ -157,7 +172,13 @@ fn one_trainer_per_run_directory_and_a_killed_holder_never_blocks() {
     first.kill().unwrap();
     first.wait().unwrap();
     assert!(run.join("trainer.lock").exists());
-    let out = bin().args(["train", "--config", CONFIG, "--run"]).arg(&run).args(["--max-generations", "1"]).stdin(Stdio::null()).output().unwrap();
+    let out = bin()
+        .args(["train", "--config", CONFIG, "--run"])
+        .arg(&run)
+        .args(["--max-generations", "1"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
     assert!(out.status.success(), "train after a killed holder: {}", String::from_utf8_lossy(&out.stderr));
     let second = std::fs::read_to_string(run.join("trainer.lock")).unwrap();
     assert!(!second.contains(&holder), "the lock file still names the killed holder: {second}");
@@ -166,7 +187,11 @@ fn one_trainer_per_run_directory_and_a_killed_holder_never_blocks() {
     let log = std::fs::read_to_string(run.join("train.log")).unwrap();
     assert!(log.lines().all(|l| l.contains(" pid ")), "a train.log line without its writer: {log}");
     assert!(log.contains(&format!("train {holder}@")), "{log}");
-    let lines: Vec<serde_json::Value> = std::fs::read_to_string(run.join("generations.jsonl")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(run.join("generations.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert!(!lines.is_empty());
     for l in &lines {
         assert!(l["writer"].as_str().is_some_and(|w| w.starts_with("train pid ")), "{l}");
@@ -214,10 +239,19 @@ fn a_read_only_run_directory_is_a_clear_error_naming_the_path() {
     } else {
         bin()
     };
-    let out = cmd.args(["trainer", "--run"]).arg(&run).args(["--max-generations", "0"]).stdin(Stdio::null()).output().unwrap();
+    let out = cmd
+        .args(["trainer", "--run"])
+        .arg(&run)
+        .args(["--max-generations", "0"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains(&run.join("trainer.lock").display().to_string()) && err.contains("Permission denied"), "{err}");
+    assert!(
+        err.contains(&run.join("trainer.lock").display().to_string()) && err.contains("Permission denied"),
+        "{err}"
+    );
     let left: Vec<_> = std::fs::read_dir(&run).unwrap().flatten().map(|e| e.file_name()).collect();
     assert_eq!(left, vec![std::ffi::OsString::from("config.toml")]);
 }

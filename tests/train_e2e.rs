@@ -43,7 +43,9 @@ fn jsonl(run: &Path) -> Vec<serde_json::Value> {
 
 fn shards(run: &Path) -> BTreeSet<PathBuf> {
     std::fs::read_dir(run.join("selfplay"))
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "npz")).collect())
+        .map(|d| {
+            d.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "npz")).collect()
+        })
         .unwrap_or_default()
 }
 
@@ -111,7 +113,22 @@ fn train_publishes_generations_trained_on_earlier_generations_games() {
     let out = bin()
         .args(["selfplay", "--evaluator"])
         .arg(format!("model:{}", run.join("models").display()))
-        .args(["--games", "2", "--size", "9", "--playouts", "4", "--fast-playouts", "2", "--stone-cap", "30", "--full-search-fraction", "1", "--quiet", "--out"])
+        .args([
+            "--games",
+            "2",
+            "--size",
+            "9",
+            "--playouts",
+            "4",
+            "--fast-playouts",
+            "2",
+            "--stone-cap",
+            "30",
+            "--full-search-fraction",
+            "1",
+            "--quiet",
+            "--out",
+        ])
         .arg(&out_dir)
         .output()
         .unwrap();
@@ -122,7 +139,12 @@ fn train_publishes_generations_trained_on_earlier_generations_games() {
     }
     assert_eq!(model_gens, BTreeSet::from([3]), "positions should be recorded as generation 3's");
     // `selfplay --run DIR` says on stderr how it stopped, also with --quiet and no terminal.
-    let out = bin().args(["selfplay", "--minutes", "0.05", "--quiet", "--run"]).arg(&run).stdin(Stdio::null()).output().unwrap();
+    let out = bin()
+        .args(["selfplay", "--minutes", "0.05", "--quiet", "--run"])
+        .arg(&run)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "selfplay --run failed: {stderr}");
     assert!(stderr.contains("self-play process") && stderr.contains(" stopped: "), "no stop line: {stderr}");
@@ -143,9 +165,12 @@ fn loss_on_shards(run: &Path, g: u64) -> (f64, f64) {
         let s = renju_selfplay::record::read_shard(&p).unwrap();
         let len = s.len();
         let dims = |a: &[usize]| a.iter().map(|&x| x as i64).collect::<Vec<i64>>();
-        let planes = Tensor::from_slice(&s.planes.iter().map(|&x| x as f32).collect::<Vec<f32>>()).reshape(dims(s.planes.shape()));
-        let globals = Tensor::from_slice(&s.globals.iter().copied().collect::<Vec<f32>>()).reshape(dims(s.globals.shape()));
-        let policy = Tensor::from_slice(&s.policy.iter().copied().collect::<Vec<f32>>()).reshape(dims(s.policy.shape()));
+        let planes = Tensor::from_slice(&s.planes.iter().map(|&x| x as f32).collect::<Vec<f32>>())
+            .reshape(dims(s.planes.shape()));
+        let globals =
+            Tensor::from_slice(&s.globals.iter().copied().collect::<Vec<f32>>()).reshape(dims(s.globals.shape()));
+        let policy =
+            Tensor::from_slice(&s.policy.iter().copied().collect::<Vec<f32>>()).reshape(dims(s.policy.shape()));
         let value = Tensor::from_slice(&s.value.iter().copied().collect::<Vec<f32>>()).reshape(dims(s.value.shape()));
         let (pl, vl) = tch::no_grad(|| model.net.forward(&planes, &globals, false));
         let pce = -(policy * pl.log_softmax(-1, Kind::Float)).sum_dim_intlist(-1, false, Kind::Float);
@@ -194,7 +219,10 @@ fn a_killed_run_resumes_without_loss_or_duplication() {
     let log = std::fs::read_to_string(run.join("train.log")).unwrap();
     assert!(log.contains("sp-killed-1-000001.npz.tmp"), "the partial shard was not reported: {log}");
     assert!(!run.join("selfplay/sp-killed-1-000001.npz.tmp").exists());
-    assert!(log.contains("rejected a shard") && log.contains("sp-bad-1-000002.npz"), "the corrupt shard was not reported: {log}");
+    assert!(
+        log.contains("rejected a shard") && log.contains("sp-bad-1-000002.npz"),
+        "the corrupt shard was not reported: {log}"
+    );
     assert!(run.join("selfplay/rejected/sp-bad-1-000002.npz").exists(), "the corrupt shard was not kept aside");
     // Every generation exactly once, numbering continued.
     assert_eq!(generations(&run), vec![0, 1, 2, 3, 4]);
@@ -230,11 +258,25 @@ fn a_run_directory_made_with_another_config_needs_force() {
     let other = dir.path().join("other.toml");
     let text = std::fs::read_to_string(CONFIG).unwrap().replace("playouts = 8", "playouts = 9");
     std::fs::write(&other, text).unwrap();
-    let out = bin().args(["train", "--config"]).arg(&other).arg("--run").arg(&run).args(["--max-generations", "0"]).output().unwrap();
+    let out = bin()
+        .args(["train", "--config"])
+        .arg(&other)
+        .arg("--run")
+        .arg(&run)
+        .args(["--max-generations", "0"])
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("selfplay.playouts") && err.contains("--force"), "{err}");
-    let out = bin().args(["train", "--force", "--config"]).arg(&other).arg("--run").arg(&run).args(["--max-generations", "0"]).output().unwrap();
+    let out = bin()
+        .args(["train", "--force", "--config"])
+        .arg(&other)
+        .arg("--run")
+        .arg(&run)
+        .args(["--max-generations", "0"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // An unknown key is an error naming it.
     let bad = dir.path().join("bad.toml");

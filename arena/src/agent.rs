@@ -179,7 +179,9 @@ impl Agent for MctsAgent {
         // decisions, the most visited child afterwards.
         let explore = game.history().len() < self.settings.explore;
         // Gumbel: the search's own choice (noise only on the explore decisions).
-        let pick = m.gumbel_action().or_else(|| pick_by_visits(&m.root_children(), if explore { 1.0 } else { 0.0 }, &mut self.rng));
+        let pick = m
+            .gumbel_action()
+            .or_else(|| pick_by_visits(&m.root_children(), if explore { 1.0 } else { 0.0 }, &mut self.rng));
         let action = pick
             .and_then(|c| action_from_index(c, size))
             .filter(|&a| game.is_legal(a))
@@ -218,7 +220,8 @@ mod tests {
     fn gumbel_agent_spends_its_playouts_and_plays_legal_moves() {
         use renju_selfplay::eval::HeuristicEvaluator;
         let mut g = Game::new(9, renju_rules::Rule::Renju, renju_rules::Protocol::Swap1, None).unwrap();
-        let mut s = SearchSettings { limit: SearchLimit { playouts: Some(12), time: None }, explore: 2, ..Default::default() };
+        let mut s =
+            SearchSettings { limit: SearchLimit { playouts: Some(12), time: None }, explore: 2, ..Default::default() };
         s.config.algorithm = SearchAlgorithm::Gumbel;
         let mut a = MctsAgent::new(Box::new(HeuristicEvaluator::new(9)), s);
         a.new_game(3).unwrap();

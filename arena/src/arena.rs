@@ -22,13 +22,13 @@ use renju_rules::{Color, Game, Opening, Player, Protocol, Rule};
 use serde::{Deserialize, Serialize};
 
 use crate::agent::Agent;
-use crate::spec::PlayerSpec;
-use renju_selfplay::eval::EvaluatorLoader;
 use crate::output::{csv_string, markdown_table};
-use renju_fs::write_atomic;
 use crate::ratings::{fit, FitOptions, Rating, ResultMatrix};
+use crate::spec::PlayerSpec;
 use crate::sprt::{SprtConfig, SprtStatus};
 use crate::stats::Wdl;
+use renju_fs::write_atomic;
+use renju_selfplay::eval::EvaluatorLoader;
 
 /// How games start.
 #[derive(Clone, Debug, PartialEq)]
@@ -153,7 +153,12 @@ pub fn schedule(players: usize, cfg: &ArenaConfig) -> Vec<Job> {
 }
 
 /// Plays one game of `job` with `agents[i]` the agent of player index `i`.
-pub fn play_game(job: &Job, names: &[String], agents: &mut [Option<Box<dyn Agent>>], cfg: &ArenaConfig) -> Result<GameRecord> {
+pub fn play_game(
+    job: &Job,
+    names: &[String],
+    agents: &mut [Option<Box<dyn Agent>>],
+    cfg: &ArenaConfig,
+) -> Result<GameRecord> {
     let mut game = Game::new(cfg.size, cfg.rule, job.protocol.clone(), cfg.stone_cap)
         .with_context(|| format!("game {}: bad setup", job.index))?;
     for &i in &[job.first, job.second] {
@@ -512,7 +517,8 @@ pub fn run_arena(
         bail!("--sprt needs exactly 2 players (candidate first), got {}", players.len());
     }
     if let OpeningMode::Protocol(p) = &cfg.openings {
-        let plain = matches!(p, Protocol::Free { .. }) || matches!(p, Protocol::Designated { swap: false, offers: 0 | 1, opening: Some(_) });
+        let plain = matches!(p, Protocol::Free { .. })
+            || matches!(p, Protocol::Designated { swap: false, offers: 0 | 1, opening: Some(_) });
         if !plain {
             if let Some(e) = players.iter().find(|p| matches!(p.kind, crate::spec::PlayerKind::Engine { .. })) {
                 bail!("player {} is an engine, which can only place stones; protocol {p} has other decisions (use --openings rif26)", e.name);

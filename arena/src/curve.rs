@@ -21,11 +21,11 @@ use anyhow::{bail, ensure, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::agent::SearchSettings;
-use crate::spec::{PlayerKind, PlayerSpec};
-use renju_selfplay::eval::{EvaluatorLoader, EvaluatorSpec};
 use crate::arena::{run_arena, ArenaConfig, OpeningMode};
 use crate::output::{csv_string, svg_score_chart, xml_escape};
+use crate::spec::{PlayerKind, PlayerSpec};
 use renju_fs::write_atomic;
+use renju_selfplay::eval::{EvaluatorLoader, EvaluatorSpec};
 
 /// A published generation to put on the curve.
 #[derive(Clone, Debug, PartialEq)]
@@ -212,7 +212,8 @@ impl CurveDir {
             );
             let csv_path = dir.join("curve.csv");
             if csv_path.exists() {
-                let mut rd = csv::Reader::from_path(&csv_path).with_context(|| format!("reading {}", csv_path.display()))?;
+                let mut rd =
+                    csv::Reader::from_path(&csv_path).with_context(|| format!("reading {}", csv_path.display()))?;
                 for (i, r) in rd.deserialize().enumerate() {
                     rows.push(r.with_context(|| format!("{} row {}: not a curve row", csv_path.display(), i + 2))?);
                 }
@@ -266,7 +267,10 @@ pub fn svg(rows: &[CurveRow]) -> String {
         let mut pts: Vec<&CurveRow> = rows.iter().filter(|r| r.opponent == *opp).collect();
         pts.sort_by(|a, b| a.minutes.partial_cmp(&b.minutes).unwrap_or(std::cmp::Ordering::Equal));
         let line: Vec<String> = pts.iter().map(|r| format!("{:.1},{:.1}", x(r.minutes), y(r.score))).collect();
-        s += &format!("<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"1.5\" points=\"{}\"/>\n", line.join(" "));
+        s += &format!(
+            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"1.5\" points=\"{}\"/>\n",
+            line.join(" ")
+        );
         for r in &pts {
             let cx = x(r.minutes);
             s += &format!(
@@ -298,8 +302,8 @@ pub fn svg(rows: &[CurveRow]) -> String {
 mod tests {
     use super::*;
     use crate::agent::SearchLimit;
-    use renju_selfplay::eval::no_models;
     use renju_rules::{Protocol, Rule};
+    use renju_selfplay::eval::no_models;
 
     fn cfg() -> CurveConfig {
         CurveConfig {
@@ -313,7 +317,11 @@ mod tests {
                 stone_cap: Some(30),
                 sprt: None,
             },
-            settings: SearchSettings { limit: SearchLimit { playouts: Some(8), time: None }, explore: 2, ..Default::default() },
+            settings: SearchSettings {
+                limit: SearchLimit { playouts: Some(8), time: None },
+                explore: 2,
+                ..Default::default()
+            },
         }
     }
 
@@ -338,7 +346,13 @@ mod tests {
 
     #[test]
     fn a_point_is_one_whole_protocol_match_and_the_directory_resumes() {
-        let gen = CurveGeneration { generation: 2, step: 80, minutes: 1.5, selfplay_games: 40, eval: EvaluatorSpec::Heuristic };
+        let gen = CurveGeneration {
+            generation: 2,
+            step: 80,
+            minutes: 1.5,
+            selfplay_games: 40,
+            eval: EvaluatorSpec::Heuristic,
+        };
         let opp = CurveOpponent { name: "uniform".into(), eval: EvaluatorSpec::Uniform };
         let d = tempfile::tempdir().unwrap();
         let row = play_point(&gen, &opp, &cfg(), &no_models, Some(d.path())).unwrap();

@@ -102,7 +102,8 @@ impl Agent for EngineAgent {
         let Ok((x, y)) = parse_xy(&a) else {
             bail!("engine {} answered '{a}' instead of a move x,y", self.name);
         };
-        let p = from_wire(x, y, self.size).with_context(|| format!("engine {} played {x},{y}, off the board", self.name))?;
+        let p = from_wire(x, y, self.size)
+            .with_context(|| format!("engine {} played {x},{y}, off the board", self.name))?;
         Ok(Choice { action: Action::Place(p), value: None, playouts: 0 })
     }
 }

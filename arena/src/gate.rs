@@ -11,11 +11,11 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::spec::PlayerSpec;
-use renju_selfplay::eval::EvaluatorLoader;
 use crate::arena::{run_arena, ArenaConfig, OpeningMode};
+use crate::spec::PlayerSpec;
 use crate::sprt::{SprtConfig, SprtDecision, SprtStatus};
 use crate::stats::Wdl;
+use renju_selfplay::eval::EvaluatorLoader;
 
 /// Gate settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,7 +56,12 @@ pub struct GateDecision {
 
 /// Runs the gate (module docs) for `candidate` against `incumbent` (their names must differ).
 /// Errors: as [`run_arena`].
-pub fn gate(candidate: &PlayerSpec, incumbent: &PlayerSpec, cfg: &GateConfig, loader: &EvaluatorLoader) -> Result<GateDecision> {
+pub fn gate(
+    candidate: &PlayerSpec,
+    incumbent: &PlayerSpec,
+    cfg: &GateConfig,
+    loader: &EvaluatorLoader,
+) -> Result<GateDecision> {
     let arena = ArenaConfig { games: cfg.games, openings: OpeningMode::Rif26, sprt: cfg.sprt, ..cfg.arena.clone() };
     let s = run_arena(&[candidate.clone(), incumbent.clone()], &arena, loader, |_| {})?;
     Ok(decide(s.matrix.results[0][1], s.sprt, cfg.min_score))
@@ -66,11 +71,19 @@ pub fn gate(candidate: &PlayerSpec, incumbent: &PlayerSpec, cfg: &GateConfig, lo
 pub fn decide(candidate: Wdl, sprt: Option<SprtStatus>, min_score: f64) -> GateDecision {
     let score = candidate.score();
     let (pass, reason) = match sprt.map(|s| s.decision) {
-        Some(SprtDecision::H1) => (true, format!("SPRT accepted H1 after {} games (score {score:.3})", candidate.games())),
-        Some(SprtDecision::H0) => (false, format!("SPRT accepted H0 after {} games (score {score:.3})", candidate.games())),
+        Some(SprtDecision::H1) => {
+            (true, format!("SPRT accepted H1 after {} games (score {score:.3})", candidate.games()))
+        }
+        Some(SprtDecision::H0) => {
+            (false, format!("SPRT accepted H0 after {} games (score {score:.3})", candidate.games()))
+        }
         _ => (
             score >= min_score,
-            format!("score {score:.3} over {} games {} {min_score}", candidate.games(), if score >= min_score { ">=" } else { "<" }),
+            format!(
+                "score {score:.3} over {} games {} {min_score}",
+                candidate.games(),
+                if score >= min_score { ">=" } else { "<" }
+            ),
         ),
     };
     GateDecision { pass, candidate, sprt, reason }

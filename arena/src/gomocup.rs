@@ -168,10 +168,14 @@ impl Brain {
                 Err(_) => error(format!("START needs a board size, got '{arg}'")),
             },
             "RECTSTART" => {
-                let parsed = arg.split_once(',').and_then(|(w, h)| Some((w.trim().parse::<usize>().ok()?, h.trim().parse::<usize>().ok()?)));
+                let parsed = arg
+                    .split_once(',')
+                    .and_then(|(w, h)| Some((w.trim().parse::<usize>().ok()?, h.trim().parse::<usize>().ok()?)));
                 match parsed {
                     Some((w, h)) if w == h => self.start(w),
-                    Some((w, h)) => error(format!("rectangular boards are not supported ({w}x{h}); use a square board")),
+                    Some((w, h)) => {
+                        error(format!("rectangular boards are not supported ({w}x{h}); use a square board"))
+                    }
                     None => error(format!("RECTSTART needs width,height, got '{arg}'")),
                 }
             }
@@ -302,7 +306,11 @@ impl Brain {
         } else if opp.len() == own.len() + 1 {
             (opp, own)
         } else {
-            bail!("{} own and {} opponent stones: we must be to move (equal counts, or one fewer own stone)", own.len(), opp.len());
+            bail!(
+                "{} own and {} opponent stones: we must be to move (equal counts, or one fewer own stone)",
+                own.len(),
+                opp.len()
+            );
         };
         let mut moves = Vec::with_capacity(black.len() + white.len());
         for (k, &b) in black.iter().enumerate() {
@@ -321,7 +329,10 @@ impl Brain {
         let (key, value) = arg.split_once(char::is_whitespace).map(|(k, v)| (k, v.trim())).unwrap_or((arg, ""));
         let key = key.to_ascii_lowercase();
         let num = || -> Result<u64> {
-            value.parse::<i64>().map(|v| v.max(0) as u64).map_err(|_| anyhow::anyhow!("INFO {key}: '{value}' is not a number"))
+            value
+                .parse::<i64>()
+                .map(|v| v.max(0) as u64)
+                .map_err(|_| anyhow::anyhow!("INFO {key}: '{value}' is not a number"))
         };
         match key.as_str() {
             "timeout_turn" => self.timeout_turn = Some(num()?),
@@ -373,7 +384,9 @@ impl Brain {
             }
         }
         let time = match budget {
-            Some(ms) => Duration::from_millis(ms).mul_f64(0.85).saturating_sub(Duration::from_millis(30) + self.reserve),
+            Some(ms) => {
+                Duration::from_millis(ms).mul_f64(0.85).saturating_sub(Duration::from_millis(30) + self.reserve)
+            }
             None => self.opts.default_turn,
         };
         let mut playouts = self.opts.max_playouts;
@@ -564,14 +577,16 @@ mod tests {
         fn choose(&mut self, game: &Game) -> Result<Choice> {
             let b = game.board();
             let n = b.size();
-            let action = if let Some((p, _)) = b.forbidden_points().first().filter(|_| game.next_color() == Color::Black) {
-                Action::Place(*p)
-            } else {
-                let c = (n / 2) as i32;
-                let mut pts: Vec<Point> = (0..n * n).map(|i| Point::from_index(i, n)).filter(|&p| b.get(p).is_none()).collect();
-                pts.sort_by_key(|p| ((p.x as i32 - c).abs().max((p.y as i32 - c).abs()), p.index(n)));
-                Action::Place(pts[0])
-            };
+            let action =
+                if let Some((p, _)) = b.forbidden_points().first().filter(|_| game.next_color() == Color::Black) {
+                    Action::Place(*p)
+                } else {
+                    let c = (n / 2) as i32;
+                    let mut pts: Vec<Point> =
+                        (0..n * n).map(|i| Point::from_index(i, n)).filter(|&p| b.get(p).is_none()).collect();
+                    pts.sort_by_key(|p| ((p.x as i32 - c).abs().max((p.y as i32 - c).abs()), p.index(n)));
+                    Action::Place(pts[0])
+                };
             Ok(Choice { action, value: Some(0.5), playouts: 1 })
         }
         fn value(&mut self, game: &Game) -> Result<Option<f32>> {

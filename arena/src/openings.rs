@@ -30,13 +30,13 @@ use renju_rules::{Action, DecisionKind, Game, Opening, Player, Protocol, Rule};
 use serde::Serialize;
 
 use crate::agent::{MctsAgent, SearchLimit, SearchSettings};
-use crate::spec::{PlayerKind, PlayerSpec};
-use renju_selfplay::eval::{EvaluatorLoader, EvaluatorSpec};
-use renju_selfplay::mcts::SearchConfig;
 use crate::arena::{game_seed, run_jobs, ArenaConfig, GameRecord, Job};
 use crate::output::{csv_string, markdown_table, svg_score_chart, xml_escape};
-use renju_fs::write_atomic;
+use crate::spec::{PlayerKind, PlayerSpec};
 use crate::stats::{spearman, Wdl};
+use renju_fs::write_atomic;
+use renju_selfplay::eval::{EvaluatorLoader, EvaluatorSpec};
+use renju_selfplay::mcts::SearchConfig;
 
 /// Study settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -155,7 +155,9 @@ fn per_opening_protocol(p: &Protocol, o: Opening) -> Result<(Protocol, bool)> {
         Protocol::Rif => (Protocol::Designated { opening: Some(o), swap: true, offers: 2 }, false),
         Protocol::FifthN { n: Some(n) } => (Protocol::Designated { opening: Some(o), swap: true, offers: *n }, false),
         Protocol::FifthN { n: None } => bail!("protocol fifth-n: give the number of offers (fifth-n:N) for the study"),
-        Protocol::Designated { swap, offers, .. } => (Protocol::Designated { opening: Some(o), swap: *swap, offers: *offers }, false),
+        Protocol::Designated { swap, offers, .. } => {
+            (Protocol::Designated { opening: Some(o), swap: *swap, offers: *offers }, false)
+        }
         Protocol::Free { .. } | Protocol::Swap1 | Protocol::BlackSets | Protocol::Lianhuan => {
             (Protocol::Designated { opening: Some(o), swap: false, offers: 0 }, true)
         }
@@ -318,7 +320,13 @@ fn study_jobs(cfg: &StudyConfig) -> Result<Vec<Job>> {
     if whole {
         for _ in 0..cfg.protocol_games {
             let index = jobs.len();
-            jobs.push(Job { index, first: 0, second: 0, protocol: cfg.protocol.clone(), seed: game_seed(cfg.seed, index) });
+            jobs.push(Job {
+                index,
+                first: 0,
+                second: 0,
+                protocol: cfg.protocol.clone(),
+                seed: game_seed(cfg.seed, index),
+            });
         }
     }
     Ok(jobs)
@@ -329,7 +337,12 @@ fn study_jobs(cfg: &StudyConfig) -> Result<Vec<Job>> {
 fn estimate_openings(agent: &mut MctsAgent, cfg: &StudyConfig) -> Result<Vec<(f64, f64)>> {
     let mut estimates = Vec::new();
     for o in Opening::all() {
-        let plain = Game::new(cfg.size, cfg.rule, Protocol::Designated { opening: Some(o), swap: false, offers: 0 }, cfg.stone_cap)?;
+        let plain = Game::new(
+            cfg.size,
+            cfg.rule,
+            Protocol::Designated { opening: Some(o), swap: false, offers: 0 },
+            cfg.stone_cap,
+        )?;
         let w = agent.value_head(&plain)?;
         let value_black = (w[2] + 0.5 * w[1]) as f64;
         let m = agent.search(&plain, &SearchLimit { playouts: Some(cfg.playouts), time: None })?;
@@ -453,7 +466,16 @@ impl StudyResult {
             })
             .collect();
         out += &markdown_table(
-            &["opening", "name", "published", "value head (Black)", "search (Black)", "Black W/D/L", "Black score [95% Wilson]", "swap rate"],
+            &[
+                "opening",
+                "name",
+                "published",
+                "value head (Black)",
+                "search (Black)",
+                "Black W/D/L",
+                "Black score [95% Wilson]",
+                "swap rate",
+            ],
             &rows,
         );
         out += &format!(
@@ -465,8 +487,11 @@ impl StudyResult {
         );
         if !self.decisions.is_empty() {
             out += "\n## Decisions\n\n";
-            let rows: Vec<Vec<String>> =
-                self.decisions.iter().map(|d| vec![d.opening.clone(), d.decision.clone(), d.choice.clone(), d.count.to_string()]).collect();
+            let rows: Vec<Vec<String>> = self
+                .decisions
+                .iter()
+                .map(|d| vec![d.opening.clone(), d.decision.clone(), d.choice.clone(), d.count.to_string()])
+                .collect();
             out += &markdown_table(&["opening", "decision", "choice", "count"], &rows);
         }
         if !self.patterns.is_empty() {
@@ -475,7 +500,12 @@ impl StudyResult {
                 .patterns
                 .iter()
                 .map(|p| {
-                    vec![p.pattern.clone(), p.opening.clone(), p.games.to_string(), format!("{}/{}/{}", p.black_wins, p.draws, p.black_losses)]
+                    vec![
+                        p.pattern.clone(),
+                        p.opening.clone(),
+                        p.games.to_string(),
+                        format!("{}/{}/{}", p.black_wins, p.draws, p.black_losses),
+                    ]
                 })
                 .collect();
             out += &markdown_table(&["pattern", "opening", "games", "Black W/D/L"], &rows);
@@ -567,7 +597,13 @@ mod tests {
                     k += 1;
                     Action::Place(renju_rules::Point::new(pts[k - 1].0, pts[k - 1].1))
                 }
-                DecisionKind::SingleOrDouble => if k == 1 { Action::Double } else { Action::Single },
+                DecisionKind::SingleOrDouble => {
+                    if k == 1 {
+                        Action::Double
+                    } else {
+                        Action::Single
+                    }
+                }
                 DecisionKind::ExchangeOrTake => Action::Swap,
                 d => panic!("{d:?}"),
             };

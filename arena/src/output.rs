@@ -28,7 +28,15 @@ pub fn markdown_table(header: &[&str], rows: &[Vec<String>]) -> String {
 /// (`left`, `title_y`), and grid lines at scores 0, 0.25, 0.5 (dashed), 0.75 and 1 from `left`
 /// to `right` with their labels, `y` mapping a score to its pixel row. The caller adds the data
 /// and `</svg>`.
-pub fn svg_score_chart(w: f64, h: f64, left: f64, right: f64, title_y: f64, title: &str, y: impl Fn(f64) -> f64) -> String {
+pub fn svg_score_chart(
+    w: f64,
+    h: f64,
+    left: f64,
+    right: f64,
+    title_y: f64,
+    title: &str,
+    y: impl Fn(f64) -> f64,
+) -> String {
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"10\">\n\
          <text x=\"{left}\" y=\"{title_y}\" font-size=\"13\">{}</text>\n",

@@ -144,7 +144,11 @@ pub fn fit(m: &ResultMatrix, opts: &FitOptions) -> Result<Vec<Rating>> {
         }
     }
     if let Some(j) = seen.iter().position(|&v| !v) {
-        bail!("player '{}' is not connected to '{}' by games: their ratings cannot be compared", m.names[j], m.names[0]);
+        bail!(
+            "player '{}' is not connected to '{}' by games: their ratings cannot be compared",
+            m.names[j],
+            m.names[0]
+        );
     }
     for i in 0..k {
         let (si, ni): (f64, f64) = (s[i].iter().sum(), n[i].iter().sum());
@@ -336,7 +340,13 @@ mod tests {
                 let d = 0.6 * p.min(1.0 - p);
                 for _ in 0..3000 {
                     let u: f64 = rng.gen();
-                    let s = if u < p - d / 2.0 { 1.0 } else if u < p + d / 2.0 { 0.5 } else { 0.0 };
+                    let s = if u < p - d / 2.0 {
+                        1.0
+                    } else if u < p + d / 2.0 {
+                        0.5
+                    } else {
+                        0.0
+                    };
                     m.add(i, j, s);
                 }
             }

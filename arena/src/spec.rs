@@ -61,7 +61,9 @@ impl PlayerSpec {
         let t = spec.trim();
         let (kind_text, rest) = if let Some(cmd) = t.strip_prefix("engine:") {
             if let Some(q) = cmd.strip_prefix('"') {
-                let end = q.find('"').with_context(|| format!("player {name}: engine command '{cmd}' has no closing quote"))?;
+                let end = q
+                    .find('"')
+                    .with_context(|| format!("player {name}: engine command '{cmd}' has no closing quote"))?;
                 (format!("engine:{}", &q[..end]), q[end + 1..].to_string())
             } else {
                 let end = cmd.find(',').unwrap_or(cmd.len());
@@ -73,9 +75,8 @@ impl PlayerSpec {
         };
         let mut opts = Vec::new();
         for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (k, v) = part
-                .split_once('=')
-                .with_context(|| format!("player {name}: option '{part}' is not key=value"))?;
+            let (k, v) =
+                part.split_once('=').with_context(|| format!("player {name}: option '{part}' is not key=value"))?;
             opts.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
         }
         let num = |k: &str, v: &str| -> Result<f64> {
@@ -84,7 +85,8 @@ impl PlayerSpec {
             Ok(x)
         };
         let kind = if let Some(cmd) = kind_text.strip_prefix("engine:") {
-            let command = shlex::split(cmd).with_context(|| format!("player {name}: cannot split engine command '{cmd}'"))?;
+            let command =
+                shlex::split(cmd).with_context(|| format!("player {name}: cannot split engine command '{cmd}'"))?;
             ensure!(!command.is_empty(), "player {name}: the engine command is empty");
             let mut time = Duration::from_secs(5);
             for (k, v) in &opts {
@@ -143,9 +145,12 @@ impl PlayerSpec {
     /// Builds a fresh agent for games on `size` x `size` boards under `rule`.
     pub fn build(&self, size: usize, rule: renju_rules::Rule, loader: &EvaluatorLoader) -> Result<Box<dyn Agent>> {
         Ok(match &self.kind {
-            PlayerKind::Search { eval, settings } => Box::new(MctsAgent::new(eval.build(size, loader)?, settings.clone())),
+            PlayerKind::Search { eval, settings } => {
+                Box::new(MctsAgent::new(eval.build(size, loader)?, settings.clone()))
+            }
             PlayerKind::Engine { command, time } => Box::new(
-                EngineAgent::spawn(command, size, rule, *time).with_context(|| format!("starting engine of player {}", self.name))?,
+                EngineAgent::spawn(command, size, rule, *time)
+                    .with_context(|| format!("starting engine of player {}", self.name))?,
             ),
         })
     }
@@ -161,7 +166,9 @@ mod tests {
         let p = PlayerSpec::parse_named("g3=model:runs/quick/models/gen-000003,playouts=200").unwrap();
         assert_eq!(p.name, "g3");
         match PlayerSpec::parse_named("h=heuristic,algorithm=gumbel").unwrap().kind {
-            PlayerKind::Search { settings, .. } => assert_eq!(settings.config.algorithm, renju_selfplay::mcts::SearchAlgorithm::Gumbel),
+            PlayerKind::Search { settings, .. } => {
+                assert_eq!(settings.config.algorithm, renju_selfplay::mcts::SearchAlgorithm::Gumbel)
+            }
             k => panic!("{k:?}"),
         }
         let e = format!("{:#}", PlayerSpec::parse_named("h=heuristic,algorithm=mcts").unwrap_err());
@@ -186,7 +193,10 @@ mod tests {
         let p = PlayerSpec::parse_named(r#"e=engine:"./pbrain-x --flag a,b",time=2"#).unwrap();
         assert_eq!(
             p.kind,
-            PlayerKind::Engine { command: vec!["./pbrain-x".into(), "--flag".into(), "a,b".into()], time: Duration::from_secs(2) }
+            PlayerKind::Engine {
+                command: vec!["./pbrain-x".into(), "--flag".into(), "a,b".into()],
+                time: Duration::from_secs(2)
+            }
         );
         let p = PlayerSpec::parse_named("u=uniform").unwrap();
         assert!(matches!(p.kind, PlayerKind::Search { eval: EvaluatorSpec::Uniform, .. }));

@@ -33,7 +33,11 @@ impl std::str::FromStr for SprtConfig {
     /// Parses `elo0,elo1,alpha,beta`, e.g. `0,30,0.05,0.05`. Errors name the bad field.
     fn from_str(s: &str) -> Result<SprtConfig> {
         let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-        ensure!(parts.len() == 4, "--sprt '{s}': expected elo0,elo1,alpha,beta (4 numbers), got {} fields", parts.len());
+        ensure!(
+            parts.len() == 4,
+            "--sprt '{s}': expected elo0,elo1,alpha,beta (4 numbers), got {} fields",
+            parts.len()
+        );
         let mut v = [0.0; 4];
         for (i, (p, name)) in parts.iter().zip(["elo0", "elo1", "alpha", "beta"]).enumerate() {
             v[i] = p.parse().map_err(|_| anyhow::anyhow!("--sprt '{s}': {name} '{p}' is not a number"))?;

@@ -8,8 +8,8 @@
 use proptest::prelude::*;
 use renju_arena::agent::{Agent, MctsAgent, SearchSettings};
 use renju_arena::gomocup::{Brain, BrainOptions};
-use renju_selfplay::eval::{no_models, EvaluatorSpec};
 use renju_rules::{Board, Color, Verdict};
+use renju_selfplay::eval::{no_models, EvaluatorSpec};
 use std::time::Duration;
 
 fn brain() -> Brain {
@@ -17,7 +17,10 @@ fn brain() -> Brain {
         let eval = EvaluatorSpec::parse("heuristic")?.build(size, &no_models)?;
         Ok(Box::new(MctsAgent::new(eval, SearchSettings::default())))
     });
-    Brain::new(factory, BrainOptions { default_turn: Duration::from_millis(50), max_playouts: Some(12), ..Default::default() })
+    Brain::new(
+        factory,
+        BrainOptions { default_turn: Duration::from_millis(50), max_playouts: Some(12), ..Default::default() },
+    )
 }
 
 /// A coordinate argument: mostly on a 15x15 board, sometimes off it or malformed.

@@ -44,7 +44,10 @@ fn run(b: &mut Brain, script: &str) -> Vec<String> {
 #[test]
 fn begin_under_renju_with_no_match_limit_opens_at_the_centre() {
     let mut b = brain(Duration::ZERO);
-    let out = run(&mut b, "START 15\nINFO timeout_turn 200\nINFO timeout_match 0\nINFO time_left 2147483647\nINFO rule 4\nBEGIN\n");
+    let out = run(
+        &mut b,
+        "START 15\nINFO timeout_turn 200\nINFO timeout_match 0\nINFO time_left 2147483647\nINFO rule 4\nBEGIN\n",
+    );
     assert_eq!(out, vec!["OK", "7,7"]);
 }
 
@@ -69,7 +72,8 @@ fn black_whose_only_defence_is_forbidden_answers_at_once_with_a_legal_move() {
     // answer with some legal move, in time, never h8.
     let mut b = brain(Duration::ZERO);
     let stones = "5,7,1\n8,6,2\n6,7,1\n9,5,2\n7,9,1\n10,4,2\n7,8,1\n11,3,2\n12,2,1\n0,14,2\n";
-    let out = run(&mut b, &format!("START 15\nINFO rule 4\nINFO timeout_turn 500\nYXBOARD\n{stones}DONE\nYXSHOWFORBID\n"));
+    let out =
+        run(&mut b, &format!("START 15\nINFO rule 4\nINFO timeout_turn 500\nYXBOARD\n{stones}DONE\nYXSHOWFORBID\n"));
     assert_eq!(out, vec!["OK".to_string(), "FORBID 0707.".to_string()], "h8 is forbidden for Black");
     let t0 = Instant::now();
     let out = run(&mut b, &format!("BOARD\n{stones}DONE\n"));
@@ -88,21 +92,28 @@ fn two_hundred_moves_at_100_ms_answer_within_the_turn() {
     let turn = 100u64;
     let margin = Duration::from_millis(100);
     let mut b = brain(Duration::from_millis(12));
-    run(&mut b, &format!("START 15\nINFO rule 4\nINFO timeout_turn {turn}\nINFO timeout_match 0\nINFO time_left 2147483647\n"));
+    run(
+        &mut b,
+        &format!("START 15\nINFO rule 4\nINFO timeout_turn {turn}\nINFO timeout_match 0\nINFO time_left 2147483647\n"),
+    );
     let mut times = Vec::new();
     let mut rng = 12345u64;
     while times.len() < 200 {
         let mut last = run(&mut b, "RESTART\nBEGIN\n")[1].clone();
         for _ in 0..40 {
             // The opponent answers next to the brain's last stone, at a pseudo-random empty point.
-            let (x, y) = last.split_once(',').map(|(x, y)| (x.parse::<i64>().unwrap(), y.parse::<i64>().unwrap())).unwrap();
+            let (x, y) =
+                last.split_once(',').map(|(x, y)| (x.parse::<i64>().unwrap(), y.parse::<i64>().unwrap())).unwrap();
             let mut reply = None;
             for _ in 0..64 {
                 rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 let dx = ((rng >> 33) % 5) as i64 - 2;
                 let dy = ((rng >> 40) % 5) as i64 - 2;
                 let (px, py) = (x + dx, y + dy);
-                if (0..15).contains(&px) && (0..15).contains(&py) && !b.moves().contains(&renju_arena::wire::from_wire(px, py, 15).unwrap()) {
+                if (0..15).contains(&px)
+                    && (0..15).contains(&py)
+                    && !b.moves().contains(&renju_arena::wire::from_wire(px, py, 15).unwrap())
+                {
                     reply = Some((px, py));
                     break;
                 }

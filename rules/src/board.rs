@@ -300,16 +300,13 @@ fn window_exact_five(cells: &[Cell; 11], i: usize, must: usize) -> bool {
 fn compute_entry(cells: &[Cell; 11]) -> LineEntry {
     debug_assert!(cells[5] == Cell::Black);
     // Fours: five points (exactly five containing the centre).
-    let fives: Vec<usize> =
-        (0..11).filter(|&f| cells[f] == Cell::Empty && window_exact_five(cells, f, 5)).collect();
-    let fours = if fives.len() == 2
-        && fives[1] - fives[0] == 5
-        && (fives[0] + 1..fives[1]).all(|i| cells[i] == Cell::Black)
-    {
-        1 // straight four: two five points of the same four stones
-    } else {
-        fives.len().min(3) as u16
-    };
+    let fives: Vec<usize> = (0..11).filter(|&f| cells[f] == Cell::Empty && window_exact_five(cells, f, 5)).collect();
+    let fours =
+        if fives.len() == 2 && fives[1] - fives[0] == 5 && (fives[0] + 1..fives[1]).all(|i| cells[i] == Cell::Black) {
+            1 // straight four: two five points of the same four stones
+        } else {
+            fives.len().min(3) as u16
+        };
     let mut threes: u16 = 0;
     if fours == 0 {
         for q in 0..11 {

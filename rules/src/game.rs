@@ -258,9 +258,7 @@ impl Game {
     /// ([`GameError::InvalidProtocol`]), a cap of 0 ([`GameError::InvalidStoneCap`]).
     pub fn new(size: usize, rule: Rule, protocol: Protocol, stone_cap: Option<usize>) -> Result<Game, GameError> {
         let board = Board::new(size, rule)?;
-        protocol
-            .validate()
-            .map_err(|why| GameError::InvalidProtocol { protocol: protocol.to_string(), why })?;
+        protocol.validate().map_err(|why| GameError::InvalidProtocol { protocol: protocol.to_string(), why })?;
         if stone_cap == Some(0) {
             return Err(GameError::InvalidStoneCap(0));
         }
@@ -320,7 +318,8 @@ impl Game {
             if g.board.get(p).is_some() {
                 return Err(GameError::Occupied(p));
             }
-            let (who, c) = if k.is_multiple_of(2) { (Player::First, Color::Black) } else { (Player::Second, Color::White) };
+            let (who, c) =
+                if k.is_multiple_of(2) { (Player::First, Color::Black) } else { (Player::Second, Color::White) };
             g.board.place(p, c);
             g.history.push((who, Action::Place(p)));
         }
@@ -572,7 +571,13 @@ impl Game {
     fn schedule(&mut self) {
         let k = self.board.stone_count();
         let white = self.black_player.other();
-        let rif_like = |regions: [Region; 3]| -> Option<(Player, Stage)> { if k < 3 { Some(([Player::First, Player::Second, Player::First][k], Stage::Place(regions[k]))) } else { None } };
+        let rif_like = |regions: [Region; 3]| -> Option<(Player, Stage)> {
+            if k < 3 {
+                Some(([Player::First, Player::Second, Player::First][k], Stage::Place(regions[k])))
+            } else {
+                None
+            }
+        };
         let next: Option<(Player, Stage)> = match self.protocol {
             Protocol::Free { centre } => {
                 self.settled = true;
@@ -613,7 +618,8 @@ impl Game {
                     _ => rif_like([Region::Centre, Region::Square(1), Region::Square(2)]),
                 };
                 let total_known = self.offers_total > 0;
-                self.settled = k >= 5 || (k >= 3 && total_known && self.offers_total < 2 && (!swap || self.swap_decided));
+                self.settled =
+                    k >= 5 || (k >= 3 && total_known && self.offers_total < 2 && (!swap || self.swap_decided));
                 if k < 3 {
                     first3
                 } else if k == 3 && choose_n && !total_known {
@@ -756,9 +762,10 @@ impl Game {
     fn offer_conflict(&self, p: Point) -> Option<Point> {
         let size = self.board.size();
         let syms = if self.n_offers == 0 { 1 } else { self.offer_syms };
-        self.pending_offers().iter().copied().find(|&o| {
-            Symmetry::ALL.iter().any(|s| syms >> s.0 & 1 == 1 && s.apply(p, size) == o)
-        })
+        self.pending_offers()
+            .iter()
+            .copied()
+            .find(|&o| Symmetry::ALL.iter().any(|s| syms >> s.0 & 1 == 1 && s.apply(p, size) == o))
     }
 
     /// Whether some point could take the next offer.
@@ -812,7 +819,8 @@ impl Game {
             return Err(GameError::GameOver);
         }
         let illegal = || GameError::Illegal { action: a.to_string(), expected: self.expected() };
-        let illegal_why = |why: String| GameError::Illegal { action: a.to_string(), expected: format!("{}; {why}", self.expected()) };
+        let illegal_why =
+            |why: String| GameError::Illegal { action: a.to_string(), expected: format!("{}; {why}", self.expected()) };
         match (self.stage, a) {
             (Stage::Place(_) | Stage::PlaceOffer | Stage::PickOffer, Action::Place(p)) => {
                 if !self.board.contains(p) {

@@ -26,6 +26,6 @@ pub mod vcf;
 
 pub use board::{Board, Color, ForbiddenKind, Point, PointSet, Rule, Verdict};
 pub use game::{Action, DecisionKind, Game, GameError, Outcome, OutcomeReason, Player};
-pub use protocol::{InvalidProtocol, ParseProtocolError, Protocol};
 pub use opening::Opening;
+pub use protocol::{InvalidProtocol, ParseProtocolError, Protocol};
 pub use symmetry::Symmetry;

@@ -125,9 +125,7 @@ impl FromStr for Protocol {
             "fifth-n" | "yamaguchi" => match arg {
                 None => Protocol::FifthN { n: None },
                 Some(a) => {
-                    let n: u8 = a
-                        .parse()
-                        .map_err(|_| err(format!("N '{a}' is not a number 1..={MAX_OFFERS}")))?;
+                    let n: u8 = a.parse().map_err(|_| err(format!("N '{a}' is not a number 1..={MAX_OFFERS}")))?;
                     Protocol::FifthN { n: Some(n) }
                 }
             },
@@ -142,9 +140,10 @@ impl FromStr for Protocol {
                     if lp == "swap" {
                         swap = true;
                     } else if let Some(v) = lp.strip_prefix("offers=") {
-                        offers = v.trim().parse().map_err(|_| {
-                            err(format!("offers '{v}' is not a number 0..={MAX_OFFERS}"))
-                        })?;
+                        offers = v
+                            .trim()
+                            .parse()
+                            .map_err(|_| err(format!("offers '{v}' is not a number 0..={MAX_OFFERS}")))?;
                     } else if seen_opening {
                         return Err(err(format!("unexpected '{part}' (one opening, then 'swap' and/or 'offers=K')")));
                     } else {

@@ -64,10 +64,18 @@ pub fn classify_grid(g: &mut Grid, rule: Rule, x: i32, y: i32, c: Color) -> Verd
     let runs: Vec<usize> = DIRS.iter().map(|&d| g.run(x, y, d, c)).collect();
     let v = match (rule, c) {
         (Rule::Freestyle, _) | (Rule::Renju, Color::White) => {
-            if runs.iter().any(|&r| r >= 5) { Verdict::Five } else { Verdict::Legal }
+            if runs.iter().any(|&r| r >= 5) {
+                Verdict::Five
+            } else {
+                Verdict::Legal
+            }
         }
         (Rule::Standard, _) => {
-            if runs.contains(&5) { Verdict::Five } else { Verdict::Legal }
+            if runs.contains(&5) {
+                Verdict::Five
+            } else {
+                Verdict::Legal
+            }
         }
         (Rule::Renju, Color::Black) => black_after(g, x, y, &runs),
     };
@@ -189,7 +197,6 @@ fn runs_win(rule: Rule, c: Color, runs: &[usize]) -> bool {
         _ => runs.contains(&5),
     }
 }
-
 
 /// Whether `c` on the empty (x, y) makes a winning line by the rule (RULES.md §2), by re-scanning
 /// the 4 lines; no forbidden-move check (a five wins first, §4.4).

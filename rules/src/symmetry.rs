@@ -11,10 +11,8 @@ pub struct Symmetry(pub u8);
 
 impl Symmetry {
     /// All 8 symmetries, identity first.
-    pub const ALL: [Symmetry; 8] = [
-        Symmetry(0), Symmetry(1), Symmetry(2), Symmetry(3),
-        Symmetry(4), Symmetry(5), Symmetry(6), Symmetry(7),
-    ];
+    pub const ALL: [Symmetry; 8] =
+        [Symmetry(0), Symmetry(1), Symmetry(2), Symmetry(3), Symmetry(4), Symmetry(5), Symmetry(6), Symmetry(7)];
     /// The identity.
     pub const IDENTITY: Symmetry = Symmetry(0);
 
@@ -55,10 +53,7 @@ impl Symmetry {
         // Decide on two points whose 8 images are pairwise distinct (any size works; use 5).
         let probe = [Point::new(0, 1), Point::new(1, 3)];
         let want = probe.map(|p| then.apply(self.apply(p, 5), 5));
-        *Symmetry::ALL
-            .iter()
-            .find(|s| probe.map(|p| s.apply(p, 5)) == want)
-            .expect("D4 is closed under composition")
+        *Symmetry::ALL.iter().find(|s| probe.map(|p| s.apply(p, 5)) == want).expect("D4 is closed under composition")
     }
 
     /// The transformed board: same size, rule and placement order, every stone mapped.
@@ -77,8 +72,7 @@ mod tests {
 
     #[test]
     fn the_eight_images_of_an_asymmetric_point_are_distinct() {
-        let imgs: std::collections::HashSet<_> =
-            Symmetry::ALL.iter().map(|s| s.apply(Point::new(1, 3), 15)).collect();
+        let imgs: std::collections::HashSet<_> = Symmetry::ALL.iter().map(|s| s.apply(Point::new(1, 3), 15)).collect();
         assert_eq!(imgs.len(), 8);
     }
 

@@ -83,12 +83,7 @@ pub fn vcf_with_stats(board: &Board, attacker: Color, limits: &Limits) -> (Vcf, 
 /// The points where `c` makes a five now (exact by the rule, [`Board::makes_five`]).
 pub fn five_points(board: &Board, c: Color) -> Vec<Point> {
     let n = board.size();
-    board
-        .window_points(c, 4)
-        .iter()
-        .map(|i| Point::from_index(i, n))
-        .filter(|&p| board.makes_five(p, c))
-        .collect()
+    board.window_points(c, 4).iter().map(|i| Point::from_index(i, n)).filter(|&p| board.makes_five(p, c)).collect()
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

@@ -34,7 +34,9 @@ fn check(size: usize, rule: Rule, stones: &[(Point, Color)], tally: &mut Tally) 
             let slow = reference::classify(size, rule, stones, p, c);
             tally.calls += 1;
             if fast != slow {
-                return Err(format!("{rule:?} size {size} {c:?} at {p:?}: fast {fast:?} reference {slow:?}; stones {stones:?}"));
+                return Err(format!(
+                    "{rule:?} size {size} {c:?} at {p:?}: fast {fast:?} reference {slow:?}; stones {stones:?}"
+                ));
             }
             if c == Color::Black {
                 match fast {
@@ -49,7 +51,9 @@ fn check(size: usize, rule: Rule, stones: &[(Point, Color)], tally: &mut Tally) 
                     return Err(format!("legal_mask disagrees with classify at {p:?} ({fast:?}); stones {stones:?}"));
                 }
                 let listed = forb.iter().find(|(q, _)| *q == p).map(|&(_, k)| Verdict::Forbidden(k));
-                if listed.is_some() != matches!(fast, Verdict::Forbidden(_)) || (listed.is_some() && listed != Some(fast)) {
+                if listed.is_some() != matches!(fast, Verdict::Forbidden(_))
+                    || (listed.is_some() && listed != Some(fast))
+                {
                     return Err(format!("forbidden_points disagrees at {p:?} ({fast:?} vs {listed:?})"));
                 }
             }

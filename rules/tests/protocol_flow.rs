@@ -1,11 +1,12 @@
 //! Each opening protocol (RULES.md §5) step by step: who decides, what kind, the legal actions,
 //! swaps, offers, and errors that must change nothing.
 
-use renju_rules::{Action, Color, DecisionKind, Game, GameError, Opening, OutcomeReason, Player, Point, Protocol, Rule, Verdict};
+use renju_rules::{
+    Action, Color, DecisionKind, Game, GameError, Opening, OutcomeReason, Player, Point, Protocol, Rule, Verdict,
+};
 
 mod common;
 use common::{at, pt as p};
-
 
 fn game(protocol: &str) -> Game {
     Game::new(15, Rule::Renju, protocol.parse().unwrap(), None).unwrap()
@@ -63,7 +64,10 @@ fn swap1_swap_changes_black_player() {
 fn rif_regions_swap_offers_and_pick() {
     let mut g = game("rif");
     assert_eq!(points(&g), [p("h8")]);
-    assert_eq!(g.apply(at("a1")).unwrap_err().to_string(), "action a1 is not legal here (expected a black stone on the centre h8)");
+    assert_eq!(
+        g.apply(at("a1")).unwrap_err().to_string(),
+        "action a1 is not legal here (expected a black stone on the centre h8)"
+    );
     step(&mut g, Player::First, at("h8"), (Player::Second, DecisionKind::PlaceStone(Color::White)));
     assert_eq!(points(&g).len(), 8); // central 3x3 minus h8
     assert!(matches!(g.apply(at("h10")), Err(GameError::Illegal { .. })));
@@ -174,10 +178,7 @@ fn designated_any_first_player_chooses_the_opening() {
     assert_eq!((g.to_decide(), g.decision()), (Player::First, DecisionKind::PlaceStone(Color::Black)));
     let pts = points(&g);
     assert_eq!(pts.len(), 13);
-    let named: Vec<Opening> = pts
-        .iter()
-        .map(|&q| Opening::recognise(p("h8"), p("i9"), q, 15).unwrap().0)
-        .collect();
+    let named: Vec<Opening> = pts.iter().map(|&q| Opening::recognise(p("h8"), p("i9"), q, 15).unwrap().0).collect();
     assert_eq!(named, {
         let mut v: Vec<Opening> = (1..=13).map(Opening::Indirect).collect();
         v.sort_by_key(|o| o.stones(15)[2].index(15));
@@ -215,7 +216,10 @@ fn errors_name_the_problem_and_change_nothing() {
     s.apply(at("h8")).unwrap();
     assert!(matches!(s.apply(at("h9")), Err(GameError::Illegal { .. })));
     assert!(!s.is_legal(at("h9")));
-    assert!(matches!(Game::new(15, Rule::Renju, Protocol::FifthN { n: Some(0) }, None), Err(GameError::InvalidProtocol { .. })));
+    assert!(matches!(
+        Game::new(15, Rule::Renju, Protocol::FifthN { n: Some(0) }, None),
+        Err(GameError::InvalidProtocol { .. })
+    ));
     assert!(matches!(Game::new(6, Rule::Renju, Protocol::Rif, None), Err(GameError::Size(_))));
 }
 
@@ -232,7 +236,10 @@ fn five_wins_and_forbidden_black_stone_loses() {
     let mut lost = g.clone();
     lost.apply(at("j8")).unwrap();
     let o = lost.outcome().unwrap();
-    assert_eq!((o.winner, o.winner_color, o.reason), (Some(Player::Second), Some(Color::White), OutcomeReason::ForbiddenMove));
+    assert_eq!(
+        (o.winner, o.winner_color, o.reason),
+        (Some(Player::Second), Some(Color::White), OutcomeReason::ForbiddenMove)
+    );
     assert_eq!(lost.apply(at("a1")), Err(GameError::GameOver));
     assert!(lost.legal_actions().is_empty());
     // Black a8..e8 is a five: First wins.

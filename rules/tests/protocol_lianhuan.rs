@@ -73,7 +73,10 @@ fn notation(g: &Game) -> String {
             Action::Place(_) => {
                 k += 1;
                 if h.get(i + 1).map(|x| x.1) == Some(Action::Double) {
-                    assert!(matches!(h[i + 2], (w, Action::Place(_)) if w == who), "a double is two stones by one player");
+                    assert!(
+                        matches!(h[i + 2], (w, Action::Place(_)) if w == who),
+                        "a double is two stones by one player"
+                    );
                     tokens.push(format!("{}{}+{}", letter(who), k, k + 1));
                     k += 1;
                     i += 3;

@@ -49,10 +49,7 @@ pub fn action_index(action: Action, size: usize) -> usize {
         Action::Single => p + 2,
         Action::Double => p + 3,
         Action::ChooseN(n) => {
-            assert!(
-                (1..=MAX_OFFERS).contains(&(n as usize)),
-                "action_index: ChooseN({n}) is outside 1..={MAX_OFFERS}"
-            );
+            assert!((1..=MAX_OFFERS).contains(&(n as usize)), "action_index: ChooseN({n}) is outside 1..={MAX_OFFERS}");
             p + 4 + (n as usize - 1)
         }
     }

@@ -76,7 +76,12 @@ pub fn input_shape(version: u32) -> anyhow::Result<(usize, usize)> {
 /// globals are the same in every version. Version 1: black = own or opponent stones by the
 /// colour plane, white = the other, then the remaining planes. Errors: unknown version, or
 /// `planes` not `n * NUM_PLANES * S * S` long.
-pub fn planes_for_version(version: u32, planes: &[f32], n: usize, size: usize) -> anyhow::Result<std::borrow::Cow<'_, [f32]>> {
+pub fn planes_for_version(
+    version: u32,
+    planes: &[f32],
+    n: usize,
+    size: usize,
+) -> anyhow::Result<std::borrow::Cow<'_, [f32]>> {
     let pp = size * size;
     anyhow::ensure!(
         planes.len() == n * NUM_PLANES * pp,
@@ -285,14 +290,20 @@ pub(crate) fn encode_zeroed_planes(inp: &EncodeInput<'_>, planes: &mut [f32], gl
 /// RIF renju games on side `size`, each stopped at a stone count drawn from `stones` (protocol
 /// decisions included on the way), skipping finished games. Reproducible from `seed`; a workload
 /// for evaluator tests and benchmarks.
-pub fn random_positions(n: usize, size: usize, stones: std::ops::RangeInclusive<usize>, seed: u64) -> (Vec<f32>, Vec<f32>) {
+pub fn random_positions(
+    n: usize,
+    size: usize,
+    stones: std::ops::RangeInclusive<usize>,
+    seed: u64,
+) -> (Vec<f32>, Vec<f32>) {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let pl = planes_len(size);
     let (mut planes, mut globals) = (vec![0f32; n * pl], vec![0f32; n * NUM_GLOBALS]);
     let mut i = 0;
     while i < n {
-        let mut game = Game::new(size, Rule::Renju, renju_rules::Protocol::Rif, None).expect("RIF renju is a valid game");
+        let mut game =
+            Game::new(size, Rule::Renju, renju_rules::Protocol::Rif, None).expect("RIF renju is a valid game");
         let target = rng.gen_range(stones.clone());
         while game.outcome().is_none() && game.board().stones().len() < target {
             let legal = game.legal_actions();

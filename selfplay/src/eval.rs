@@ -138,10 +138,7 @@ impl UniformEvaluator {
 impl Evaluator for UniformEvaluator {
     fn evaluate(&mut self, planes: &[f32], globals: &[f32], n: usize) -> Result<EvalOutput> {
         check_inputs(planes, globals, n, self.size)?;
-        Ok(EvalOutput {
-            policy_logits: vec![0.0; n * action_space_size(self.size)],
-            wdl: [1.0 / 3.0; 3].repeat(n),
-        })
+        Ok(EvalOutput { policy_logits: vec![0.0; n * action_space_size(self.size)], wdl: [1.0 / 3.0; 3].repeat(n) })
     }
     fn board_size(&self) -> usize {
         self.size
@@ -223,15 +220,41 @@ impl LineView<'_> {
             let v = match (len, open) {
                 (l, _) if l >= 5 => {
                     five = true;
-                    if own { 1000.0 } else { 500.0 }
+                    if own {
+                        1000.0
+                    } else {
+                        500.0
+                    }
                 }
                 (4, 2) => {
                     open_four = true;
-                    if own { 100.0 } else { 60.0 }
+                    if own {
+                        100.0
+                    } else {
+                        60.0
+                    }
                 }
-                (4, 1) => if own { 40.0 } else { 30.0 },
-                (3, 2) => if own { 20.0 } else { 15.0 },
-                (2, 2) => if own { 4.0 } else { 3.0 },
+                (4, 1) => {
+                    if own {
+                        40.0
+                    } else {
+                        30.0
+                    }
+                }
+                (3, 2) => {
+                    if own {
+                        20.0
+                    } else {
+                        15.0
+                    }
+                }
+                (2, 2) => {
+                    if own {
+                        4.0
+                    } else {
+                        3.0
+                    }
+                }
                 _ => 0.0,
             };
             s += v;

@@ -177,7 +177,12 @@ mod tests {
         use Player::*;
         let p = |i| Action::Place(renju_rules::Point::from_index(i, 15));
         let a = game(vec![(First, p(0)), (Second, Action::Swap), (First, p(1))], Some(First), Second, EndReason::Five);
-        let b = game(vec![(First, p(0)), (Second, Action::Keep), (Second, Action::ChooseN(2))], Some(First), First, EndReason::Resignation);
+        let b = game(
+            vec![(First, p(0)), (Second, Action::Keep), (Second, Action::ChooseN(2))],
+            Some(First),
+            First,
+            EndReason::Resignation,
+        );
         let mut c = game(vec![(First, Action::Keep), (Second, Action::ChooseN(4))], None, First, EndReason::StoneCap);
         c.resign_disabled = true;
         c.would_resign = true;

@@ -132,7 +132,13 @@ pub struct GumbelSearch {
 impl GumbelSearch {
     /// Starts a search of `budget` simulations over `children` (the expanded root's legal
     /// children), with Gumbel noise drawn from `rng` when `noise`, else `g = 0`.
-    pub fn new<R: Rng>(children: &[RootChild], budget: u32, params: GumbelParams, noise: bool, rng: &mut R) -> GumbelSearch {
+    pub fn new<R: Rng>(
+        children: &[RootChild],
+        budget: u32,
+        params: GumbelParams,
+        noise: bool,
+        rng: &mut R,
+    ) -> GumbelSearch {
         let noise: Vec<(u32, f32)> = children
             .iter()
             .map(|c| {
@@ -323,7 +329,10 @@ mod tests {
                 let mut values = vec![-0.2; actions];
                 values[winner] = 1.0;
                 let (visits, chosen) = simulate(&vec![1.0 / actions as f32; actions], &values, budget, PAPER, seed);
-                assert_eq!(chosen as usize, winner, "seed {seed}, {actions} actions, budget {budget}: visits {visits:?}");
+                assert_eq!(
+                    chosen as usize, winner,
+                    "seed {seed}, {actions} actions, budget {budget}: visits {visits:?}"
+                );
             }
         }
     }

@@ -14,14 +14,14 @@
 //! - [`cli`]: the `renju-zero selfplay` command as a library function.
 
 pub mod action;
+pub mod cli;
 pub mod encode;
 pub mod eval;
-pub mod linepattern;
-pub mod record;
 pub mod gamestats;
-pub mod mcts;
 pub mod gumbel;
-pub mod walker;
+pub mod linepattern;
+pub mod mcts;
+pub mod record;
 pub mod selfplay;
 pub mod server;
-pub mod cli;
+pub mod walker;

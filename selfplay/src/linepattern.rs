@@ -282,8 +282,12 @@ impl StoneView {
         match version {
             // Version 1: black 0, white 1, forbidden 2, offers 3, last stones 4..=6; global 0.
             1 => Ok(StoneView::Absolute { black: 0, white: 1, decider_is_black: global::DECIDER_IS_BLACK }),
-            2 => Ok(StoneView::Relative { own: plane::OWN, opp: plane::OPPONENT, colour_plane: plane::DECIDER_IS_BLACK }),
-            v => bail!("the line-pattern net does not know encoder version {v} (this build encodes version {ENCODER_VERSION})"),
+            2 => {
+                Ok(StoneView::Relative { own: plane::OWN, opp: plane::OPPONENT, colour_plane: plane::DECIDER_IS_BLACK })
+            }
+            v => bail!(
+                "the line-pattern net does not know encoder version {v} (this build encodes version {ENCODER_VERSION})"
+            ),
         }
     }
 
@@ -378,10 +382,17 @@ impl LinePatternWeights {
 
     /// Checks every tensor has its shape; the error names the tensor.
     pub fn validate(&self) -> Result<()> {
-        ensure!(self.features >= 1 && self.value_hidden >= 1, "line-pattern net: features and value_hidden must be >= 1");
+        ensure!(
+            self.features >= 1 && self.value_hidden >= 1,
+            "line-pattern net: features and value_hidden must be >= 1"
+        );
         for (name, data, shape) in self.tensors() {
             let n: usize = shape.iter().product();
-            ensure!(data.len() == n, "line-pattern tensor '{name}' has {} values, expected {shape:?} = {n}", data.len());
+            ensure!(
+                data.len() == n,
+                "line-pattern tensor '{name}' has {} values, expected {shape:?} = {n}",
+                data.len()
+            );
         }
         Ok(())
     }
@@ -426,7 +437,8 @@ impl LinePatternWeights {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
-        safetensors::serialize(views, &Some(meta)).map_err(|e| anyhow::anyhow!("serialising the line-pattern table: {e:?}"))
+        safetensors::serialize(views, &Some(meta))
+            .map_err(|e| anyhow::anyhow!("serialising the line-pattern table: {e:?}"))
     }
 
     /// Parses a table file's bytes, checking format, version, shapes and checksum; errors start
@@ -437,9 +449,15 @@ impl LinePatternWeights {
         let (_, md) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| anyhow::anyhow!("{what}: {e:?}"))?;
         let meta = md.metadata().clone().unwrap_or_default();
         let get = |k: &str| meta.get(k).with_context(|| format!("{what}: metadata '{k}' missing"));
-        let num = |k: &str| -> Result<usize> { get(k)?.parse().with_context(|| format!("{what}: metadata '{k}' is not a number")) };
+        let num = |k: &str| -> Result<usize> {
+            get(k)?.parse().with_context(|| format!("{what}: metadata '{k}' is not a number"))
+        };
         ensure!(get("format")? == TABLE_FORMAT, "{what}: format '{}' is not {TABLE_FORMAT}", get("format")?);
-        ensure!(num("version")? == TABLE_VERSION as usize, "{what}: table version {} but this build reads version {TABLE_VERSION}", num("version")?);
+        ensure!(
+            num("version")? == TABLE_VERSION as usize,
+            "{what}: table version {} but this build reads version {TABLE_VERSION}",
+            num("version")?
+        );
         let mut w = LinePatternWeights {
             features: num("features")?,
             value_hidden: num("value_hidden")?,
@@ -482,13 +500,18 @@ impl LinePatternWeights {
         w.value_b2 = read("value_b2")?;
         w.validate().with_context(|| what.to_string())?;
         let sum = w.checksum();
-        ensure!(get("checksum")? == &sum, "{what}: checksum mismatch (file says {}, contents give {sum}): the table is corrupt", get("checksum")?);
+        ensure!(
+            get("checksum")? == &sum,
+            "{what}: checksum mismatch (file says {}, contents give {sum}): the table is corrupt",
+            get("checksum")?
+        );
         Ok(w)
     }
 
     /// Reads and checks a table file.
     pub fn read(path: &Path) -> Result<LinePatternWeights> {
-        let bytes = std::fs::read(path).with_context(|| format!("missing or unreadable line-pattern table {}", path.display()))?;
+        let bytes = std::fs::read(path)
+            .with_context(|| format!("missing or unreadable line-pattern table {}", path.display()))?;
         LinePatternWeights::from_bytes(&bytes, &path.display().to_string())
     }
 }
@@ -879,7 +902,9 @@ mod tests {
         let w = random_weights(9, 4, 5, 4);
         let net = LinePatternNet::new(w).unwrap();
         let mut ev = net.evaluator();
-        let game = renju_rules::Game::new(9, renju_rules::Rule::Renju, renju_rules::Protocol::Free { centre: false }, None).unwrap();
+        let game =
+            renju_rules::Game::new(9, renju_rules::Rule::Renju, renju_rules::Protocol::Free { centre: false }, None)
+                .unwrap();
         let mut planes = vec![0.0; NUM_PLANES * 81];
         let mut globals = vec![0.0; NUM_GLOBALS];
         crate::encode::encode(&game, &mut planes, &mut globals);

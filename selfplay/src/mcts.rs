@@ -25,8 +25,8 @@
 
 use crate::action::action_space_size;
 use crate::encode::{NUM_GLOBALS, NUM_PLANES};
-use crate::gumbel::{improved_policy, GumbelParams, GumbelSearch, RootChild};
 pub use crate::gumbel::SearchAlgorithm;
+use crate::gumbel::{improved_policy, GumbelParams, GumbelSearch, RootChild};
 use crate::walker::{is_plain_play, Expansion, FastWalker, GameWalker};
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Gamma};
@@ -133,7 +133,19 @@ pub const NODE_BYTES: usize = 32;
 
 impl Node {
     fn new(action: u16, prior: f32, flags: u8) -> Node {
-        Node { action, state: Leaf, flags, decider: 0, prior, n: 0, vl: 0, w: 0.0, terminal: 0.0, first_child: NONE, num_children: 0 }
+        Node {
+            action,
+            state: Leaf,
+            flags,
+            decider: 0,
+            prior,
+            n: 0,
+            vl: 0,
+            w: 0.0,
+            terminal: 0.0,
+            first_child: NONE,
+            num_children: 0,
+        }
     }
     /// The arena indices of the children. Only meaningful once the node has children (state
     /// `Pending`, `Expanded`, or a kept `Terminal`); callers check the state first.
@@ -247,9 +259,12 @@ pub struct Mcts {
 }
 
 fn sign(decider: u8) -> f32 {
-    if decider == 0 { 1.0 } else { -1.0 }
+    if decider == 0 {
+        1.0
+    } else {
+        -1.0
+    }
 }
-
 
 impl Mcts {
     /// A fresh tree rooted at `game` (which must not be over).
@@ -338,11 +353,15 @@ impl Mcts {
     /// Sort the children of `node` by prior, descending (visited children first when equal).
     fn sort_children(&mut self, node: u32) {
         let kids = self.nodes[node as usize].children();
-        let cmp = |x: &Node, y: &Node| y.prior.partial_cmp(&x.prior).unwrap_or(std::cmp::Ordering::Equal).then(y.n.cmp(&x.n));
+        let cmp =
+            |x: &Node, y: &Node| y.prior.partial_cmp(&x.prior).unwrap_or(std::cmp::Ordering::Equal).then(y.n.cmp(&x.n));
         // A stable sort leaves an already ordered slice as it is: skip it then (cheap check;
         // `cmp(x, y) != Greater` spelled out, NaN priors comparing equal as in `cmp`).
         let not_greater = |a: f32, b: f32| a.partial_cmp(&b) != Some(std::cmp::Ordering::Greater);
-        if self.nodes[kids.clone()].windows(2).all(|w| not_greater(w[1].prior, w[0].prior) && (w[1].prior < w[0].prior || w[1].n <= w[0].n)) {
+        if self.nodes[kids.clone()]
+            .windows(2)
+            .all(|w| not_greater(w[1].prior, w[0].prior) && (w[1].prior < w[0].prior || w[1].n <= w[0].n))
+        {
             return;
         }
         self.nodes[kids].sort_by(cmp);
@@ -351,7 +370,13 @@ impl Mcts {
     /// Run playouts until `max_leaves` leaves await evaluation, or `max_playouts` playouts were
     /// attempted (terminal ones complete at once). The leaves' encodings are appended to
     /// `planes` (`[k, C, S, S]`) and `globals` (`[k, G]`). Returns the number of leaves added.
-    pub fn gather(&mut self, max_leaves: usize, max_playouts: usize, planes: &mut Vec<f32>, globals: &mut Vec<f32>) -> usize {
+    pub fn gather(
+        &mut self,
+        max_leaves: usize,
+        max_playouts: usize,
+        planes: &mut Vec<f32>,
+        globals: &mut Vec<f32>,
+    ) -> usize {
         let mut added = 0;
         let pl = NUM_PLANES * self.size * self.size;
         for _ in 0..max_playouts {
@@ -489,7 +514,9 @@ impl Mcts {
                 let size = self.size;
                 acts.extend(
                     (0..size * size)
-                        .filter(|&i| fw.board().get(renju_rules::Point::from_index(i, size)).is_none() && fw.is_legal(i))
+                        .filter(|&i| {
+                            fw.board().get(renju_rules::Point::from_index(i, size)).is_none() && fw.is_legal(i)
+                        })
                         .map(|i| i as u16),
                 );
             }
@@ -542,7 +569,11 @@ impl Mcts {
 
     /// The Gumbel constants of the config.
     pub fn gumbel_params(&self) -> GumbelParams {
-        GumbelParams { considered: self.cfg.gumbel_considered, c_visit: self.cfg.gumbel_c_visit, c_scale: self.cfg.gumbel_c_scale }
+        GumbelParams {
+            considered: self.cfg.gumbel_considered,
+            c_visit: self.cfg.gumbel_c_visit,
+            c_scale: self.cfg.gumbel_c_scale,
+        }
     }
 
     /// The live root children as the Gumbel root sees them (key = node index).
@@ -553,7 +584,12 @@ impl Mcts {
             .filter(|&i| self.nodes[i].flags & F_PRUNED == 0)
             .map(|i| {
                 let c = self.nodes[i];
-                RootChild { key: i as u32, prior: c.prior, visits: c.n, q: if c.n > 0 { s * c.w / c.n as f32 } else { 0.0 } }
+                RootChild {
+                    key: i as u32,
+                    prior: c.prior,
+                    visits: c.n,
+                    q: if c.n > 0 { s * c.w / c.n as f32 } else { 0.0 },
+                }
             })
             .collect()
     }
@@ -1085,7 +1121,10 @@ mod tests {
             let max = scores.iter().map(|x| x.1).fold(f32::NEG_INFINITY, f32::max);
             let got = m.select(root, true).unwrap();
             let got_score = scores.iter().find(|x| x.0 == got).unwrap().1;
-            assert!((got_score - max).abs() <= 1e-6 * max.abs().max(1.0), "seed {seed}: selected {got_score}, best {max}");
+            assert!(
+                (got_score - max).abs() <= 1e-6 * max.abs().max(1.0),
+                "seed {seed}: selected {got_score}, best {max}"
+            );
         }
     }
 }

@@ -181,9 +181,23 @@ impl ShardWriter {
         let s = self.meta.size;
         let gi = self.meta.games.len() as i64;
         for (k, mut p) in positions.into_iter().enumerate() {
-            ensure!(p.planes.len() == NUM_PLANES * s * s, "position {k}: planes has {} bytes, expected {}", p.planes.len(), NUM_PLANES * s * s);
-            ensure!(p.globals.len() == NUM_GLOBALS, "position {k}: globals has {} floats, expected {NUM_GLOBALS}", p.globals.len());
-            ensure!(p.policy.len() == action_space_size(s), "position {k}: policy has {} floats, expected {}", p.policy.len(), action_space_size(s));
+            ensure!(
+                p.planes.len() == NUM_PLANES * s * s,
+                "position {k}: planes has {} bytes, expected {}",
+                p.planes.len(),
+                NUM_PLANES * s * s
+            );
+            ensure!(
+                p.globals.len() == NUM_GLOBALS,
+                "position {k}: globals has {} floats, expected {NUM_GLOBALS}",
+                p.globals.len()
+            );
+            ensure!(
+                p.policy.len() == action_space_size(s),
+                "position {k}: policy has {} floats, expected {}",
+                p.policy.len(),
+                action_space_size(s)
+            );
             p.game_index = gi;
             self.positions.push(p);
         }
@@ -202,14 +216,12 @@ impl ShardWriter {
     /// the crash-safe layer (`renju_fs::write_atomic_with`: a `.tmp` file, fsync, rename); returns
     /// the final path. The writer is emptied.
     pub fn write(&mut self, dir: &Path) -> Result<PathBuf> {
-        let ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis())
-            .unwrap_or(0);
+        let ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
         let seq = SHARD_SEQ.fetch_add(1, Ordering::Relaxed);
         let name = format!("sp-{}-{ms}-{seq:06}.npz", self.meta.writer_id);
         let path = dir.join(&name);
-        renju_fs::write_atomic_with(&path, |tmp| self.write_to(tmp)).with_context(|| format!("writing shard {}", path.display()))?;
+        renju_fs::write_atomic_with(&path, |tmp| self.write_to(tmp))
+            .with_context(|| format!("writing shard {}", path.display()))?;
         self.positions.clear();
         self.meta.games.clear();
         Ok(path)
@@ -282,17 +294,24 @@ fn read_shard_inner(path: &Path) -> Result<Shard> {
         planes.shape()
     );
     let globals: Array2<f32> = npz.by_name("globals").context("array `globals` (f32 [N, G]) missing or malformed")?;
-    ensure!(globals.shape() == [n, NUM_GLOBALS], "array `globals` has shape {:?}, expected [{n}, {NUM_GLOBALS}]", globals.shape());
+    ensure!(
+        globals.shape() == [n, NUM_GLOBALS],
+        "array `globals` has shape {:?}, expected [{n}, {NUM_GLOBALS}]",
+        globals.shape()
+    );
     let a = action_space_size(s);
     let policy: Array2<f32> = npz.by_name("policy").context("array `policy` (f32 [N, A]) missing or malformed")?;
     ensure!(policy.shape() == [n, a], "array `policy` has shape {:?}, expected [{n}, {a}]", policy.shape());
     let value: Array2<f32> = npz.by_name("value").context("array `value` (f32 [N, 3]) missing or malformed")?;
     ensure!(value.shape() == [n, 3], "array `value` has shape {:?}, expected [{n}, 3]", value.shape());
-    let root_value: Array1<f32> = npz.by_name("root_value").context("array `root_value` (f32 [N]) missing or malformed")?;
+    let root_value: Array1<f32> =
+        npz.by_name("root_value").context("array `root_value` (f32 [N]) missing or malformed")?;
     ensure!(root_value.len() == n, "array `root_value` has {} entries, expected {n}", root_value.len());
-    let generation: Array1<i64> = npz.by_name("generation").context("array `generation` (i64 [N]) missing or malformed")?;
+    let generation: Array1<i64> =
+        npz.by_name("generation").context("array `generation` (i64 [N]) missing or malformed")?;
     ensure!(generation.len() == n, "array `generation` has {} entries, expected {n}", generation.len());
-    let game_index: Array1<i64> = npz.by_name("game_index").context("array `game_index` (i64 [N]) missing or malformed")?;
+    let game_index: Array1<i64> =
+        npz.by_name("game_index").context("array `game_index` (i64 [N]) missing or malformed")?;
     ensure!(game_index.len() == n, "array `game_index` has {} entries, expected {n}", game_index.len());
     if let Some(bad) = game_index.iter().find(|&&g| g < 0 || g as usize >= meta.games.len()) {
         bail!("array `game_index` holds {bad}, outside 0..{} games", meta.games.len());
@@ -307,7 +326,8 @@ pub fn read_shard_meta(path: &Path) -> Result<ShardMeta> {
         let file = std::fs::File::open(path).context("cannot open")?;
         let mut npz = NpzReader::new(std::io::BufReader::new(file)).context("not a readable npz archive")?;
         let meta: Array1<u8> = npz.by_name("meta").context("array `meta` (u8 [bytes]) missing or malformed")?;
-        serde_json::from_slice(meta.as_slice().unwrap_or(&meta.to_vec())).context("array `meta` is not valid shard JSON")
+        serde_json::from_slice(meta.as_slice().unwrap_or(&meta.to_vec()))
+            .context("array `meta` is not valid shard JSON")
     })()
     .with_context(|| format!("invalid self-play shard {}", path.display()))
 }

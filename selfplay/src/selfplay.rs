@@ -95,12 +95,20 @@ impl SelfplayConfig {
         renju_rules::board::check_size(self.size)?;
         anyhow::ensure!(self.playouts >= 1, "playouts must be at least 1");
         anyhow::ensure!(self.fast_playouts >= 1, "fast_playouts must be at least 1");
-        anyhow::ensure!((0.0..=1.0).contains(&self.full_search_fraction), "full_search_fraction {} is outside 0..=1", self.full_search_fraction);
+        anyhow::ensure!(
+            (0.0..=1.0).contains(&self.full_search_fraction),
+            "full_search_fraction {} is outside 0..=1",
+            self.full_search_fraction
+        );
         anyhow::ensure!(self.threads >= 1, "threads must be at least 1");
         anyhow::ensure!(self.games_per_thread >= 1, "games_per_thread must be at least 1");
         anyhow::ensure!(self.leaves_per_game >= 1, "leaves_per_game must be at least 1");
-        anyhow::ensure!((0.0..=1.0).contains(&self.resign_disabled_fraction), "resign_disabled_fraction is outside 0..=1");
-        Game::new(self.size, self.rule, self.protocol.clone(), self.stone_cap).map_err(|e| anyhow!("invalid game settings: {e}"))?;
+        anyhow::ensure!(
+            (0.0..=1.0).contains(&self.resign_disabled_fraction),
+            "resign_disabled_fraction is outside 0..=1"
+        );
+        Game::new(self.size, self.rule, self.protocol.clone(), self.stone_cap)
+            .map_err(|e| anyhow!("invalid game settings: {e}"))?;
         Ok(())
     }
 }
@@ -192,7 +200,6 @@ struct Slot {
     gen_last: i64,
     leaves: usize,
 }
-
 
 enum WorkerMsg {
     Game(Box<FinishedGame>, u64, u64),
@@ -363,7 +370,12 @@ fn worker(
             s.leaves = 0;
             if !s.search_done() {
                 let want = s.mcts.search_remaining(s.target) as usize;
-                s.leaves = s.mcts.gather(cfg.leaves_per_game.min(want.max(1)), want.max(1) + cfg.leaves_per_game, &mut planes, &mut globals);
+                s.leaves = s.mcts.gather(
+                    cfg.leaves_per_game.min(want.max(1)),
+                    want.max(1) + cfg.leaves_per_game,
+                    &mut planes,
+                    &mut globals,
+                );
                 total += s.leaves;
             }
         }
@@ -373,7 +385,11 @@ fn worker(
             let mut off = 0;
             for s in slots.iter_mut().filter(|s| s.leaves > 0) {
                 let k = s.leaves;
-                s.mcts.deliver(&reply.output.policy_logits[off * a..(off + k) * a], &reply.output.wdl[off * 3..(off + k) * 3], &mut rng);
+                s.mcts.deliver(
+                    &reply.output.policy_logits[off * a..(off + k) * a],
+                    &reply.output.wdl[off * 3..(off + k) * 3],
+                    &mut rng,
+                );
                 off += k;
                 s.gen_first.get_or_insert(reply.generation);
                 s.gen_last = reply.generation;
@@ -465,7 +481,11 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
         None => pick_by_visits(&children, temp, rng).expect("root has children"),
     };
     let result = if resigned {
-        Some(GameResult { winner: Some(decider.other()), reason: EndReason::Resignation, black_player: s.game.black_player() })
+        Some(GameResult {
+            winner: Some(decider.other()),
+            reason: EndReason::Resignation,
+            black_player: s.game.black_player(),
+        })
     } else {
         let action = action_from_index(action_idx, cfg.size).expect("root child action in range");
         s.game.apply(action).with_context(|| format!("search chose an illegal action {action:?}"))?;

@@ -162,7 +162,14 @@ impl ServerHandle {
 
     /// Per-thread evaluation on the calling thread (rebuilding this clone's evaluator when a new
     /// generation was published).
-    fn evaluate_here(&self, shared: &Shared, local: &Mutex<Option<Local>>, planes: &[f32], globals: &[f32], n: usize) -> Result<EvalReply> {
+    fn evaluate_here(
+        &self,
+        shared: &Shared,
+        local: &Mutex<Option<Local>>,
+        planes: &[f32],
+        globals: &[f32],
+        n: usize,
+    ) -> Result<EvalReply> {
         let mut slot = local.lock().map_err(|_| anyhow!("per-thread evaluator lock poisoned"))?;
         let want = shared.version.load(Ordering::Acquire);
         if slot.as_ref().is_none_or(|l| l.version != want) {
@@ -171,7 +178,12 @@ impl ServerHandle {
                 (cur.0, cur.1, cur.2.clone())
             };
             let evaluator = factory().context("building a per-thread evaluator")?;
-            anyhow::ensure!(evaluator.board_size() == self.size, "per-thread evaluator for side {} but the handle serves side {}", evaluator.board_size(), self.size);
+            anyhow::ensure!(
+                evaluator.board_size() == self.size,
+                "per-thread evaluator for side {} but the handle serves side {}",
+                evaluator.board_size(),
+                self.size
+            );
             *slot = Some(Local { version, generation, evaluator });
         }
         let l = slot.as_mut().expect("just built");
@@ -191,17 +203,32 @@ impl ServerHandle {
         self.size
     }
     /// Queue `n` positions (`planes: [n, C, S, S]`, `globals: [n, G]`); the receiver yields the reply.
-    pub fn submit(&self, planes: Vec<f32>, globals: Vec<f32>, n: usize) -> Result<Receiver<Result<EvalReply, EvalError>>> {
+    pub fn submit(
+        &self,
+        planes: Vec<f32>,
+        globals: Vec<f32>,
+        n: usize,
+    ) -> Result<Receiver<Result<EvalReply, EvalError>>> {
         let s = self.size;
-        anyhow::ensure!(planes.len() == n * NUM_PLANES * s * s, "submit: planes has {} floats for {n} positions of side {s}", planes.len());
-        anyhow::ensure!(globals.len() == n * NUM_GLOBALS, "submit: globals has {} floats for {n} positions", globals.len());
+        anyhow::ensure!(
+            planes.len() == n * NUM_PLANES * s * s,
+            "submit: planes has {} floats for {n} positions of side {s}",
+            planes.len()
+        );
+        anyhow::ensure!(
+            globals.len() == n * NUM_GLOBALS,
+            "submit: globals has {} floats for {n} positions",
+            globals.len()
+        );
         let (reply, rx) = crossbeam::channel::bounded(1);
         match &self.route {
-            Route::Server(tx) => {
-                tx.send(Msg::Eval { planes, globals, n, reply }).map_err(|_| anyhow!("the inference server has stopped"))?
-            }
+            Route::Server(tx) => tx
+                .send(Msg::Eval { planes, globals, n, reply })
+                .map_err(|_| anyhow!("the inference server has stopped"))?,
             Route::PerThread { shared, local } => {
-                let r = self.evaluate_here(shared, local, &planes, &globals, n).map_err(|e| EvalError::Failed(format!("{e:#}")));
+                let r = self
+                    .evaluate_here(shared, local, &planes, &globals, n)
+                    .map_err(|e| EvalError::Failed(format!("{e:#}")));
                 let _ = reply.send(r);
             }
         }
@@ -264,7 +291,11 @@ fn serve(mut ev: Box<dyn Evaluator>, mut generation: i64, cfg: ServerConfig, rx:
         let deadline = Instant::now() + Duration::from_micros(cfg.max_wait_us);
         while total < cfg.max_batch {
             let now = Instant::now();
-            let msg = if now >= deadline { rx.try_recv().map_err(|_| RecvTimeoutError::Timeout) } else { rx.recv_timeout(deadline - now) };
+            let msg = if now >= deadline {
+                rx.try_recv().map_err(|_| RecvTimeoutError::Timeout)
+            } else {
+                rx.recv_timeout(deadline - now)
+            };
             match msg {
                 Ok(Msg::Eval { planes, globals, n, reply }) => {
                     total += n;
@@ -303,8 +334,12 @@ fn serve(mut ev: Box<dyn Evaluator>, mut generation: i64, cfg: ServerConfig, rx:
                 }
             }
             Ok(out) => {
-                let msg =
-                    EvalError::WrongShape { logits: out.policy_logits.len(), wdl: out.wdl.len(), positions: total, actions: a };
+                let msg = EvalError::WrongShape {
+                    logits: out.policy_logits.len(),
+                    wdl: out.wdl.len(),
+                    positions: total,
+                    actions: a,
+                };
                 for r in batch.drain(..) {
                     let _ = r.reply.send(Err(msg.clone()));
                 }

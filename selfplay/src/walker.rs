@@ -113,7 +113,6 @@ impl FastWalker {
         len
     }
 
-
     /// Whether `c` playing empty point `i` wins (RULES.md §2 table; five beats forbidden shapes).
     fn makes_five(&self, i: usize, c: Color) -> bool {
         let v = 1 + c.index() as u8;
@@ -123,11 +122,19 @@ impl FastWalker {
     /// Colour to place at the current depth.
     pub fn to_move(&self) -> Color {
         let depth = self.board.stone_count() - self.root_stones;
-        if depth.is_multiple_of(2) { self.root_color } else { self.root_color.opponent() }
+        if depth.is_multiple_of(2) {
+            self.root_color
+        } else {
+            self.root_color.opponent()
+        }
     }
 
     fn player_of(&self, c: Color) -> Player {
-        if c == Color::Black { self.black_player } else { self.black_player.other() }
+        if c == Color::Black {
+            self.black_player
+        } else {
+            self.black_player.other()
+        }
     }
 
     /// The player deciding at the current depth.

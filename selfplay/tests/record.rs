@@ -95,7 +95,15 @@ fn wrong_push_lengths_are_rejected() {
         generation_first: 0,
         generation_last: 0,
     };
-    let p = PositionRecord { planes: vec![0; 3], globals: vec![0.0; NUM_GLOBALS], policy: vec![0.0; action_space_size(9)], value: [0.0, 1.0, 0.0], root_value: 0.0, generation: 0, game_index: 0 };
+    let p = PositionRecord {
+        planes: vec![0; 3],
+        globals: vec![0.0; NUM_GLOBALS],
+        policy: vec![0.0; action_space_size(9)],
+        value: [0.0, 1.0, 0.0],
+        root_value: 0.0,
+        generation: 0,
+        game_index: 0,
+    };
     let err = w.push_game(meta, vec![p]).unwrap_err().to_string();
     assert!(err.contains("planes has 3 bytes"), "{err}");
 }

@@ -48,7 +48,8 @@ fn takes_a_five_under_every_rule() {
                 game_with(rule, &four, &quiet)
             };
             let (best, _) = best_action(&g, 50, &mut UniformEvaluator::new(15));
-            let wins = [action_index(Action::Place(Point::new(2, 7)), 15), action_index(Action::Place(Point::new(7, 7)), 15)];
+            let wins =
+                [action_index(Action::Place(Point::new(2, 7)), 15), action_index(Action::Place(Point::new(7, 7)), 15)];
             assert!(wins.contains(&best), "{rule:?} white={as_white}: played {:?}", action_from_index(best, 15));
         }
     }
@@ -96,7 +97,10 @@ fn never_searches_a_forbidden_black_point() {
 struct DeciderWins(usize);
 impl Evaluator for DeciderWins {
     fn evaluate(&mut self, _p: &[f32], _g: &[f32], n: usize) -> anyhow::Result<EvalOutput> {
-        Ok(EvalOutput { policy_logits: vec![0.0; n * renju_selfplay::action::action_space_size(self.0)], wdl: [1.0, 0.0, 0.0].repeat(n) })
+        Ok(EvalOutput {
+            policy_logits: vec![0.0; n * renju_selfplay::action::action_space_size(self.0)],
+            wdl: [1.0, 0.0, 0.0].repeat(n),
+        })
     }
     fn board_size(&self) -> usize {
         self.0
@@ -206,7 +210,12 @@ fn gumbel_search_with_a_uniform_prior_picks_the_one_winning_action() {
     let fives = [action_index(Action::Place(Point::new(1, 4)), 9), action_index(Action::Place(Point::new(6, 4)), 9)];
     let mut ev = UniformEvaluator::new(9);
     for seed in 0..5 {
-        let cfg = SearchConfig { algorithm: SearchAlgorithm::Gumbel, shortcuts: false, gumbel_considered: 81, ..SearchConfig::default() };
+        let cfg = SearchConfig {
+            algorithm: SearchAlgorithm::Gumbel,
+            shortcuts: false,
+            gumbel_considered: 81,
+            ..SearchConfig::default()
+        };
         let mut m = Mcts::new(&g, cfg);
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         m.start_gumbel(200, true, &mut rng);

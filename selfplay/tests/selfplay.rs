@@ -27,7 +27,8 @@ fn protocols() -> Vec<Protocol> {
 #[test]
 fn every_protocol_plays_complete_games() {
     let dir = tempfile::tempdir().unwrap();
-    let cases = protocols().into_iter().flat_map(|p| [(p.clone(), SearchAlgorithm::Puct), (p, SearchAlgorithm::Gumbel)]);
+    let cases =
+        protocols().into_iter().flat_map(|p| [(p.clone(), SearchAlgorithm::Puct), (p, SearchAlgorithm::Gumbel)]);
     for (k, (protocol, algorithm)) in cases.enumerate() {
         let cfg = SelfplayConfig {
             size: 11,
@@ -99,7 +100,8 @@ fn fast_search_positions_can_be_recorded_as_value_only_samples() {
     // with an all-zero target (value only).
     assert_eq!(shard.len() as u64, prog.decisions);
     let sums: Vec<f32> = shard.policy.rows().into_iter().map(|r| r.sum()).collect();
-    let (full, fast) = (sums.iter().filter(|&&x| (x - 1.0).abs() < 1e-4).count(), sums.iter().filter(|&&x| x == 0.0).count());
+    let (full, fast) =
+        (sums.iter().filter(|&&x| (x - 1.0).abs() < 1e-4).count(), sums.iter().filter(|&&x| x == 0.0).count());
     assert_eq!(full + fast, sums.len(), "{sums:?}");
     assert!(full > 0 && fast > 0, "{full} full, {fast} fast");
 }

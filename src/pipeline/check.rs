@@ -83,7 +83,8 @@ pub fn check_run(run: &RunDir) -> Result<RunCheck> {
         }
         let rejected = run.selfplay().join("rejected");
         if rejected.exists() {
-            c.rejected_shards = std::fs::read_dir(&rejected).with_context(|| format!("reading {}", rejected.display()))?.count();
+            c.rejected_shards =
+                std::fs::read_dir(&rejected).with_context(|| format!("reading {}", rejected.display()))?.count();
         }
     }
     check_logs(run, &gens, &mut c);
@@ -115,7 +116,8 @@ fn check_logs(run: &RunDir, gens: &[u64], c: &mut RunCheck) {
         .collect();
     c.sessions = starts.len();
     if let Some(w) = starts.windows(2).find(|w| w[1] < w[0]) {
-        c.problems.push(format!("a trainer session started at step {} after one at step {}: the step went back", w[1], w[0]));
+        c.problems
+            .push(format!("a trainer session started at step {} after one at step {}: the step went back", w[1], w[0]));
     }
     let jsonl = std::fs::read_to_string(run.generations_log()).unwrap_or_default();
     let mut listed = Vec::new();

@@ -13,11 +13,11 @@
 
 use anyhow::{bail, Context, Result};
 use renju_arena::gate::GateConfig;
+use renju_fs::write_atomic;
 use renju_rules::{Protocol, Rule};
 use renju_selfplay::selfplay::SelfplayConfig;
 use renju_selfplay::server::ServerConfig;
 use renju_trainer::config::TrainerConfig;
-use renju_fs::write_atomic;
 use renju_trainer::RunDir;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -123,8 +123,10 @@ impl RunConfig {
             if let Some(t) = value.get(name).and_then(|v| v.as_table()) {
                 for k in keys {
                     if t.contains_key(*k) {
-                        bail!("{origin}: `{name}.{k}` is set in [game] (as `game.{}`), not in [{name}]",
-                            if *k == "board_size" { "size" } else { k });
+                        bail!(
+                            "{origin}: `{name}.{k}` is set in [game] (as `game.{}`), not in [{name}]",
+                            if *k == "board_size" { "size" } else { k }
+                        );
                     }
                 }
             }
@@ -149,7 +151,10 @@ impl RunConfig {
         selfplay.validate().with_context(|| format!("{origin}: invalid [selfplay] / [game]"))?;
         training.validate().with_context(|| format!("{origin}: invalid [training]"))?;
         anyhow::ensure!(server.max_batch >= 1, "{origin}: server.max_batch must be at least 1");
-        anyhow::ensure!(pipeline.steps_per_generation >= 1, "{origin}: pipeline.steps_per_generation must be at least 1");
+        anyhow::ensure!(
+            pipeline.steps_per_generation >= 1,
+            "{origin}: pipeline.steps_per_generation must be at least 1"
+        );
         anyhow::ensure!(pipeline.steps_per_round >= 1, "{origin}: pipeline.steps_per_round must be at least 1");
         anyhow::ensure!(pipeline.games_per_shard >= 1, "{origin}: pipeline.games_per_shard must be at least 1");
         Ok(RunConfig { game, selfplay, server, training, pipeline })
@@ -313,9 +318,10 @@ mod tests {
     #[test]
     fn overrides_change_one_key_each_and_bad_ones_are_named() {
         let base = "[game]\nsize = 9\n[training.net]\nblocks = 6\n";
-        let sets: Vec<String> = ["training.net.blocks=2", "selfplay.search.algorithm=gumbel", "training.schedule.milestones=[[600, 0.5]]"]
-            .map(String::from)
-            .to_vec();
+        let sets: Vec<String> =
+            ["training.net.blocks=2", "selfplay.search.algorithm=gumbel", "training.schedule.milestones=[[600, 0.5]]"]
+                .map(String::from)
+                .to_vec();
         let text = apply_overrides(base, &sets).unwrap();
         let c = RunConfig::parse(&text, "t").unwrap();
         assert_eq!(c.training.net.blocks, 2);
@@ -325,7 +331,10 @@ mod tests {
         let d = RunConfig::parse(base, "b").unwrap().differing_keys(&c);
         assert_eq!(d, ["selfplay.search.algorithm", "training.net.blocks", "training.schedule.milestones"]);
         assert!(apply_overrides(base, &["x".into()]).unwrap_err().to_string().contains("KEY=VALUE"));
-        assert!(apply_overrides(base, &["game.size.x=1".into()]).unwrap_err().to_string().contains("`size` is not a table"));
+        assert!(apply_overrides(base, &["game.size.x=1".into()])
+            .unwrap_err()
+            .to_string()
+            .contains("`size` is not a table"));
         let e = RunConfig::parse(&apply_overrides(base, &["selfplay.playoutz=3".into()]).unwrap(), "t").unwrap_err();
         assert!(format!("{e:#}").contains("playoutz"), "{e:#}");
     }
@@ -388,6 +397,10 @@ mod tests {
         assert_eq!(standard.training.net, renju_trainer::NetConfig::preset("standard").unwrap());
         let lp = RunConfig::load(&dir.join("linepattern.toml")).unwrap();
         assert_eq!(lp.training.net, renju_trainer::NetConfig::preset("linepattern").unwrap());
-        assert_eq!((lp.game.stone_cap, lp.training.device), (quick.game.stone_cap, quick.training.device), "same game and device as quick");
+        assert_eq!(
+            (lp.game.stone_cap, lp.training.device),
+            (quick.game.stone_cap, quick.training.device),
+            "same game and device as quick"
+        );
     }
 }

@@ -9,9 +9,14 @@ use std::path::Path;
 /// Plays the trainer's current network against generation `incumbent` (see
 /// [`super::config::PipelineConfig::gate`]). The candidate is written to
 /// `candidates/step-N/` (a model directory like a generation's) so the arena can load it.
-pub(crate) fn gate_candidate(cfg: &RunConfig, run: &RunDir, trainer: &Trainer, incumbent: u64) -> Result<(bool, String)> {
-    use renju_arena::spec::PlayerSpec;
+pub(crate) fn gate_candidate(
+    cfg: &RunConfig,
+    run: &RunDir,
+    trainer: &Trainer,
+    incumbent: u64,
+) -> Result<(bool, String)> {
     use renju_arena::gate::{gate, GateConfig};
+    use renju_arena::spec::PlayerSpec;
     let candidates = run.candidates();
     let dir = candidates.join(format!("step-{:09}", trainer.step()));
     if dir.exists() {
@@ -25,7 +30,9 @@ pub(crate) fn gate_candidate(cfg: &RunConfig, run: &RunDir, trainer: &Trainer, i
     std::fs::rename(&written, &dir).with_context(|| format!("renaming {} to {}", written.display(), dir.display()))?;
     let _ = std::fs::remove_file(candidates.join("LATEST"));
     let incumbent_dir = run.generation(incumbent);
-    let spec = |name: &str, d: &Path| PlayerSpec::parse(name, &format!("model:{},playouts={}", d.display(), cfg.pipeline.gate_playouts));
+    let spec = |name: &str, d: &Path| {
+        PlayerSpec::parse(name, &format!("model:{},playouts={}", d.display(), cfg.pipeline.gate_playouts))
+    };
     let gc = GateConfig {
         games: cfg.pipeline.gate_games,
         min_score: cfg.pipeline.gate_min_score,
@@ -44,5 +51,3 @@ pub(crate) fn gate_candidate(cfg: &RunConfig, run: &RunDir, trainer: &Trainer, i
     std::fs::remove_dir_all(&dir).ok();
     Ok((decision.pass, decision.reason))
 }
-
-

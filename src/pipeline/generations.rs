@@ -109,7 +109,6 @@ impl GenerationTally {
     }
 }
 
-
 /// Appends `line` to the run's `generations.jsonl`.
 pub(crate) fn append_generation_line(run: &RunDir, line: &GenerationLine) -> Result<()> {
     append_line(&run.generations_log(), &serde_json::to_string(line)?)
@@ -127,20 +126,22 @@ pub(crate) fn recover_generation_lines(run: &RunDir, newest: u64) -> Result<()> 
     };
     let mut have = std::collections::BTreeSet::new();
     for (i, l) in text.lines().enumerate() {
-        let v: serde_json::Value = serde_json::from_str(l)
-            .with_context(|| format!("{} line {}: not JSON", path.display(), i + 1))?;
+        let v: serde_json::Value =
+            serde_json::from_str(l).with_context(|| format!("{} line {}: not JSON", path.display(), i + 1))?;
         if let Some(g) = v["generation"].as_u64() {
             have.insert(g);
         }
     }
     let last = have.iter().next_back().copied().unwrap_or(0);
     for g in (last + 1)..=newest {
-        append_line(&path, &serde_json::json!({"generation": g, "writer": process_tag(), "recovered": true}).to_string())?;
+        append_line(
+            &path,
+            &serde_json::json!({"generation": g, "writer": process_tag(), "recovered": true}).to_string(),
+        )?;
         run.note(&format!("generation {g} was published by an interrupted session; its summary line is recovered"))?;
     }
     Ok(())
 }
-
 
 /// The shards in `dir`, or none when `dir` does not exist yet.
 pub(crate) fn list_shards_or_empty(dir: &Path) -> Result<Vec<PathBuf>> {

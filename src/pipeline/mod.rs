@@ -51,7 +51,8 @@ fn sweep(run: &RunDir) -> Result<()> {
         run.note(&line)?;
     }
     if let Some(g) = renju_trainer::model::repair_latest(&run.models())? {
-        let line = format!("models/LATEST pointed at an older generation (a kill after publishing); now generation {g}");
+        let line =
+            format!("models/LATEST pointed at an older generation (a kill after publishing); now generation {g}");
         say(&line);
         run.note(&line)?;
     }
@@ -79,10 +80,7 @@ pub fn train(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop) -> Res
         let sp = sp.join().map_err(|_| anyhow::anyhow!("self-play panicked"))?;
         tr?;
         let p = sp?;
-        run.note(&format!(
-            "self-play stopped: {} games, {} recorded positions this session",
-            p.games, p.positions
-        ))?;
+        run.note(&format!("self-play stopped: {} games, {} recorded positions this session", p.games, p.positions))?;
         Ok(())
     });
     if let Err(e) = &result {
@@ -110,4 +108,3 @@ pub fn selfplay_only(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop
     say(&line);
     Ok(p)
 }
-

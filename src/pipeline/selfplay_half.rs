@@ -7,10 +7,10 @@
 //! A line-pattern run has no server: each worker thread evaluates the generation's table itself
 //! (`ServerHandle::per_thread`), and new generations are handed to the workers the same way.
 
-use super::generations::list_shards_or_empty;
-use super::stop::{say, Stop, StopWhen};
 use super::config::RunConfig;
+use super::generations::list_shards_or_empty;
 use super::progress::bar;
+use super::stop::{say, Stop, StopWhen};
 use anyhow::{Context, Result};
 use indicatif::MultiProgress;
 use renju_selfplay::selfplay::{run_selfplay, Progress, ShardSink};
@@ -23,7 +23,13 @@ use std::time::{Duration, Instant};
 
 /// Self-play half: serves the newest generation, follows newly published ones, writes shards.
 /// Returns the self-play totals when `stop` is set (or `when` is reached).
-pub fn selfplay_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop, multi: &MultiProgress) -> Result<Progress> {
+pub fn selfplay_loop(
+    cfg: &RunConfig,
+    run: &RunDir,
+    when: &StopWhen,
+    stop: &Stop,
+    multi: &MultiProgress,
+) -> Result<Progress> {
     let device = cfg.training.device.resolve()?;
     let (gen, dir) = wait_for_generation(run, stop)?.context("stopped before any generation was published")?;
     let threads = cfg.server.intra_op_threads;

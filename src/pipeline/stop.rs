@@ -27,7 +27,8 @@ pub struct StopWhen {
 pub struct Stop(Arc<AtomicBool>);
 
 /// The signals that stop `train`, `trainer` and `selfplay --run`.
-pub const STOP_SIGNALS: [i32; 3] = [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP];
+pub const STOP_SIGNALS: [i32; 3] =
+    [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP];
 
 impl Stop {
     /// Sets the flag: every loop sharing it stops at its next check.
@@ -56,7 +57,8 @@ impl Stop {
         for sig in STOP_SIGNALS {
             let name = signal_hook::low_level::signal_name(sig).unwrap_or("signal");
             // Actions run in registration order: exit if an earlier signal came, then record this one.
-            flag::register_conditional_shutdown(sig, 130, signalled.clone()).with_context(|| format!("registering {name}"))?;
+            flag::register_conditional_shutdown(sig, 130, signalled.clone())
+                .with_context(|| format!("registering {name}"))?;
             flag::register(sig, signalled.clone()).with_context(|| format!("registering {name}"))?;
             flag::register(sig, stop.0.clone()).with_context(|| format!("registering {name}"))?;
         }

@@ -7,11 +7,13 @@
 //! candidate), [`TrainerLoop::candidate`] (checkpoint, optional gate match, publish, log the
 //! generation) and [`TrainerLoop::close`] (final checkpoint).
 
-use super::gate::gate_candidate;
-use super::generations::{append_generation_line, recover_generation_lines, GenerationLine, GenerationTally, SelfplayLine};
-use super::stop::{say, Stop, StopWhen};
 use super::config::RunConfig;
+use super::gate::gate_candidate;
+use super::generations::{
+    append_generation_line, recover_generation_lines, GenerationLine, GenerationTally, SelfplayLine,
+};
 use super::progress::bar;
+use super::stop::{say, Stop, StopWhen};
 use anyhow::{Context, Result};
 use indicatif::{MultiProgress, ProgressBar};
 use renju_selfplay::gamestats::GameStats;

@@ -114,12 +114,8 @@ fn main() -> Result<()> {
     let vs = nn::VarStore::new(dev);
     let net = Net::new(&vs.root(), &net_cfg, shape)?;
     let mut opt = Optimizer::new(&vs, cfg.optimizer.clone());
-    let decayed: Vec<Tensor> = vs
-        .variables()
-        .into_iter()
-        .filter(|(n, t)| renju_trainer::net::is_decayed(n, t))
-        .map(|(_, t)| t)
-        .collect();
+    let decayed: Vec<Tensor> =
+        vs.variables().into_iter().filter(|(n, t)| renju_trainer::net::is_decayed(n, t)).map(|(_, t)| t).collect();
     let b = batch as i64;
     let planes = Tensor::rand([b, shape.planes as i64, SIZE as i64, SIZE as i64], (Kind::Float, dev)).round();
     let globals = Tensor::rand([b, shape.globals as i64], (Kind::Float, dev));
@@ -169,7 +165,10 @@ fn main() -> Result<()> {
     let n = eval_batch;
     let pl: Vec<f32> = (0..n * shape.planes * SIZE * SIZE).map(|i| ((i * 7919) % 7 == 0) as u8 as f32).collect();
     let gl: Vec<f32> = vec![0.5; n * shape.globals];
-    let pt = Tensor::from_slice(&pl).view([n as i64, shape.planes as i64, SIZE as i64, SIZE as i64]).to_device(dev).to_kind(ev.kind());
+    let pt = Tensor::from_slice(&pl)
+        .view([n as i64, shape.planes as i64, SIZE as i64, SIZE as i64])
+        .to_device(dev)
+        .to_kind(ev.kind());
     let gt = Tensor::from_slice(&gl).view([n as i64, shape.globals as i64]).to_device(dev).to_kind(ev.kind());
     for _ in 0..3 {
         ev.evaluate(&pl, &gl, n)?;
@@ -190,8 +189,17 @@ fn main() -> Result<()> {
     let ev_pps = (eval_iters * n) as f64 / t_ev;
     let raw_pps = (eval_iters * n) as f64 / t_raw;
 
-    println!("training:  Trainer {trainer_sps:.1} samples/s, raw loop {raw_sps:.1} samples/s, ratio {:.1}%", 100.0 * trainer_sps / raw_sps);
-    println!("inference: ModelEvaluator {ev_pps:.1} positions/s, raw forward {raw_pps:.1} positions/s, ratio {:.1}%", 100.0 * ev_pps / raw_pps);
-    println!("last train_steps: loss {:.3}, policy {:.3}, value {:.3}, grad norm {:.3}", m.loss, m.policy_loss, m.value_loss, m.grad_norm);
+    println!(
+        "training:  Trainer {trainer_sps:.1} samples/s, raw loop {raw_sps:.1} samples/s, ratio {:.1}%",
+        100.0 * trainer_sps / raw_sps
+    );
+    println!(
+        "inference: ModelEvaluator {ev_pps:.1} positions/s, raw forward {raw_pps:.1} positions/s, ratio {:.1}%",
+        100.0 * ev_pps / raw_pps
+    );
+    println!(
+        "last train_steps: loss {:.3}, policy {:.3}, value {:.3}, grad norm {:.3}",
+        m.loss, m.policy_loss, m.value_loss, m.grad_norm
+    );
     Ok(())
 }

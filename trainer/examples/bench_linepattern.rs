@@ -49,7 +49,9 @@ fn cpu_seconds() -> f64 {
 }
 
 fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg").map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).unwrap_or_default()
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
 }
 
 fn published(preset: &str) -> Result<(tempfile::TempDir, std::path::PathBuf)> {
@@ -96,7 +98,11 @@ fn main() -> Result<()> {
     let (t, c) = (Instant::now(), cpu_seconds());
     let mut done = 0;
     while done + req <= n {
-        let out = table.evaluate(&planes[done * pl..(done + req) * pl], &globals[done * NUM_GLOBALS..(done + req) * NUM_GLOBALS], req)?;
+        let out = table.evaluate(
+            &planes[done * pl..(done + req) * pl],
+            &globals[done * NUM_GLOBALS..(done + req) * NUM_GLOBALS],
+            req,
+        )?;
         std::hint::black_box(&out);
         done += req;
     }
@@ -140,7 +146,11 @@ fn main() -> Result<()> {
     let (t, c) = (Instant::now(), cpu_seconds());
     let mut done = 0;
     while done + b <= n_res {
-        std::hint::black_box(resnet.evaluate(&planes[done * pl..(done + b) * pl], &globals[done * NUM_GLOBALS..(done + b) * NUM_GLOBALS], b)?);
+        std::hint::black_box(resnet.evaluate(
+            &planes[done * pl..(done + b) * pl],
+            &globals[done * NUM_GLOBALS..(done + b) * NUM_GLOBALS],
+            b,
+        )?);
         done += b;
     }
     let res_pps = done as f64 / t.elapsed().as_secs_f64();

@@ -116,8 +116,10 @@ impl NetConfig {
             self.pool_channels,
             self.channels
         );
-        ensure!(self.policy_channels >= 1 && self.value_channels >= 1 && self.value_hidden >= 1,
-            "net head sizes must be >= 1");
+        ensure!(
+            self.policy_channels >= 1 && self.value_channels >= 1 && self.value_hidden >= 1,
+            "net head sizes must be >= 1"
+        );
         Ok(())
     }
 
@@ -252,11 +254,7 @@ impl WindowConfig {
     pub fn window_size(&self, total: u64) -> u64 {
         let c = self.min_samples.max(1) as f64;
         let n = total as f64;
-        let w = if n <= c {
-            n
-        } else {
-            c * (1.0 + self.beta * ((n / c).powf(self.alpha) - 1.0) / self.alpha)
-        };
+        let w = if n <= c { n } else { c * (1.0 + self.beta * ((n / c).powf(self.alpha) - 1.0) / self.alpha) };
         (w.floor() as u64).min(total).min(self.max_samples)
     }
 }
@@ -414,9 +412,6 @@ mod tests {
         assert_eq!(cfg.net.channels, 64);
         assert!(toml::from_str::<TrainerConfig>("batch_sise = 32\n").is_err());
         let opt: TrainerConfig = toml::from_str("[optimizer]\nkind = \"adamw\"\n").unwrap();
-        assert_eq!(
-            opt.optimizer,
-            OptimizerConfig::Adamw { beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.01 }
-        );
+        assert_eq!(opt.optimizer, OptimizerConfig::Adamw { beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.01 });
     }
 }

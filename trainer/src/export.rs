@@ -1,8 +1,8 @@
 //! Exporting a published model to a single file (`renju-zero export`).
 
-use renju_fs::write_atomic_with;
 use crate::model::{load_model, trace_torchscript};
 use anyhow::{ensure, Context, Result};
+use renju_fs::write_atomic_with;
 use std::path::Path;
 
 /// Export formats.

@@ -72,7 +72,12 @@ impl LineNet {
     /// Builds the network on `vs` (Kaiming-uniform convolution and linear weights).
     pub fn new(vs: &nn::Path, cfg: &NetConfig, shape: NetShape) -> Result<LineNet> {
         cfg.validate()?;
-        ensure!(shape.actions > shape.points(), "action space {} must exceed the {} points", shape.actions, shape.points());
+        ensure!(
+            shape.actions > shape.points(),
+            "action space {} must exceed the {} points",
+            shape.actions,
+            shape.points()
+        );
         let (f, c, h) = (cfg.line_features, cfg.line_channels, cfg.value_hidden);
         let stack = |p: nn::Path| -> Vec<(Tensor, Tensor)> {
             (0..LINE_LAYERS)
@@ -166,11 +171,7 @@ impl LineNet {
         let widx = black.logical_not().nonzero().squeeze_dim(1);
         let fb = self.line_features(&x.index_select(0, &bidx), 0);
         let fw = self.line_features(&x.index_select(0, &widx), 1);
-        let lines = own
-            .zeros_like()
-            .repeat([1, f, 1, 1])
-            .index_copy(0, &bidx, &fb)
-            .index_copy(0, &widx, &fw);
+        let lines = own.zeros_like().repeat([1, f, 1, 1]).index_copy(0, &bidx, &fb).index_copy(0, &widx, &fw);
         let empty = own.ones_like() - &own - &opp;
         let mut inputs = vec![own.shallow_clone(), opp.shallow_clone()];
         inputs.extend(self.view.extra_planes().iter().map(|&c| pl(c)));

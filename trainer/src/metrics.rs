@@ -47,7 +47,8 @@ pub struct TensorBoardSink {
 impl TensorBoardSink {
     /// Creates `logdir` if needed and opens a new event file in it.
     pub fn new(logdir: &Path) -> Result<TensorBoardSink> {
-        std::fs::create_dir_all(logdir).with_context(|| format!("creating TensorBoard directory {}", logdir.display()))?;
+        std::fs::create_dir_all(logdir)
+            .with_context(|| format!("creating TensorBoard directory {}", logdir.display()))?;
         Ok(TensorBoardSink { writer: tensorboard_rs::summary_writer::SummaryWriter::new(logdir) })
     }
 }

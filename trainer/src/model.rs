@@ -16,18 +16,18 @@
 //! generation is never replaced.
 
 use crate::config::NetConfig;
-use renju_fs::{publish_dir, write_atomic};
+use crate::config::NetKind;
 use crate::net::{Net, NetShape};
 use anyhow::{bail, ensure, Context, Result};
+use renju_fs::{publish_dir, write_atomic};
 use renju_rules::Rule;
-use crate::config::NetKind;
 use renju_selfplay::encode::{planes_for_version, ENCODER_VERSION};
-use renju_selfplay::linepattern::{LinePatternNet, LinePatternWeights, TABLE_FILE, TABLE_VERSION};
-use std::sync::Arc;
 use renju_selfplay::eval::{check_inputs, EvalOutput, Evaluator};
+use renju_selfplay::linepattern::{LinePatternNet, LinePatternWeights, TABLE_FILE, TABLE_VERSION};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use tch::{nn, CModule, Device, Kind, Tensor};
 
 /// Value of [`ModelConfig::format`].
@@ -117,8 +117,8 @@ impl ModelConfig {
         let path = dir.join(CONFIG_FILE);
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("missing or unreadable model config {}", path.display()))?;
-        let cfg: ModelConfig = serde_json::from_str(&text)
-            .with_context(|| format!("corrupt model config {}", path.display()))?;
+        let cfg: ModelConfig =
+            serde_json::from_str(&text).with_context(|| format!("corrupt model config {}", path.display()))?;
         ensure!(
             cfg.format == MODEL_FORMAT && cfg.format_version == MODEL_FORMAT_VERSION,
             "{}: format {} v{} is not {MODEL_FORMAT} v{MODEL_FORMAT_VERSION}",
@@ -265,7 +265,8 @@ pub fn write_model_files(dir: &Path, vs: &nn::VarStore, config: &ModelConfig) ->
     if let Net::Line(line) = &cpu_net {
         let table = line.export().context("tabulating the line-pattern net")?;
         write_atomic(&dir.join(TABLE_FILE), &table.to_bytes()?)?;
-        config.line_table = Some(LineTableInfo { file: TABLE_FILE.into(), version: TABLE_VERSION, checksum: table.checksum() });
+        config.line_table =
+            Some(LineTableInfo { file: TABLE_FILE.into(), version: TABLE_VERSION, checksum: table.checksum() });
     }
     let json = serde_json::to_string_pretty(&config)?;
     write_atomic(&dir.join(CONFIG_FILE), json.as_bytes())?;
@@ -319,7 +320,12 @@ fn read_line_table(dir: &Path) -> Result<Arc<LinePatternNet>> {
         .line_table
         .as_ref()
         .with_context(|| format!("{}: config.json records no line-pattern table", dir.display()))?;
-    ensure!(info.version == TABLE_VERSION, "{}: table version {} but this build reads {TABLE_VERSION}", dir.display(), info.version);
+    ensure!(
+        info.version == TABLE_VERSION,
+        "{}: table version {} but this build reads {TABLE_VERSION}",
+        dir.display(),
+        info.version
+    );
     let weights = LinePatternWeights::read(&dir.join(&info.file))?;
     ensure!(
         weights.checksum() == info.checksum,
@@ -381,7 +387,12 @@ pub fn publish_model(models_dir: &Path, vs: &nn::VarStore, config: &ModelConfig)
     std::fs::create_dir_all(models_dir).with_context(|| format!("creating {}", models_dir.display()))?;
     let name = generation_dir_name(config.generation);
     let dest = models_dir.join(&name);
-    ensure!(!dest.exists(), "generation {} already published at {}; refusing to overwrite it", config.generation, dest.display());
+    ensure!(
+        !dest.exists(),
+        "generation {} already published at {}; refusing to overwrite it",
+        config.generation,
+        dest.display()
+    );
     let tmp = models_dir.join(format!(".tmp-{name}-{}", std::process::id()));
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp).with_context(|| format!("removing stale {}", tmp.display()))?;
@@ -492,7 +503,8 @@ impl Evaluator for ModelEvaluator {
             .view([n as i64, s.planes as i64, s.size as i64, s.size as i64])
             .to_device(self.device)
             .to_kind(self.kind);
-        let gl = Tensor::from_slice(globals).view([n as i64, s.globals as i64]).to_device(self.device).to_kind(self.kind);
+        let gl =
+            Tensor::from_slice(globals).view([n as i64, s.globals as i64]).to_device(self.device).to_kind(self.kind);
         let (p, v) = self.forward_tensors(&pl, &gl);
         let p = p.to_kind(Kind::Float).to_device(Device::Cpu).flatten(0, -1);
         let wdl = v.to_kind(Kind::Float).softmax(-1, Kind::Float).to_device(Device::Cpu).flatten(0, -1);

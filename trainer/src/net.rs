@@ -154,14 +154,18 @@ impl ResNet {
     /// uniform; seed torch with `tch::manual_seed` first for reproducible weights).
     pub fn new(vs: &nn::Path, cfg: &NetConfig, shape: NetShape) -> Result<ResNet> {
         cfg.validate()?;
-        ensure!(shape.actions > shape.points(), "action space {} must exceed the {} points", shape.actions, shape.points());
+        ensure!(
+            shape.actions > shape.points(),
+            "action space {} must exceed the {} points",
+            shape.actions,
+            shape.points()
+        );
         let f = cfg.channels;
         let hp = cfg.policy_channels;
         let hv = cfg.value_channels;
         let lin = |p: nn::Path, i: usize, o: usize| nn::linear(p, i as i64, o as i64, Default::default());
-        let blocks = (0..cfg.blocks)
-            .map(|i| Block::new(vs / format!("block{i}"), cfg, cfg.block_has_pool(i)))
-            .collect();
+        let blocks =
+            (0..cfg.blocks).map(|i| Block::new(vs / format!("block{i}"), cfg, cfg.block_has_pool(i))).collect();
         Ok(ResNet {
             shape,
             stem_conv: conv(vs / "stem_conv", shape.planes, f, 5),

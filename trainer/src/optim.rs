@@ -25,8 +25,7 @@ pub struct Optimizer {
 impl Optimizer {
     /// An optimiser with zero state for the trainable variables of `vs`.
     pub fn new(vs: &nn::VarStore, cfg: OptimizerConfig) -> Optimizer {
-        let mut params: Vec<(String, Tensor)> =
-            vs.variables().into_iter().filter(|(_, t)| t.requires_grad()).collect();
+        let mut params: Vec<(String, Tensor)> = vs.variables().into_iter().filter(|(_, t)| t.requires_grad()).collect();
         params.sort_by(|a, b| a.0.cmp(&b.0));
         let buffers = match cfg {
             OptimizerConfig::Sgd { .. } => 1,
@@ -135,10 +134,19 @@ impl Optimizer {
         for ((name, p), st) in self.params.iter().zip(self.state.iter_mut()) {
             for (k, b) in st.iter_mut().enumerate() {
                 let key = format!("{k}/{name}");
-                let src = named
-                    .get(&key)
-                    .with_context(|| format!("{}: optimiser buffer '{key}' missing (different optimiser or architecture?)", path.display()))?;
-                ensure!(src.size() == p.size(), "{}: optimiser buffer '{key}' has shape {:?}, expected {:?}", path.display(), src.size(), p.size());
+                let src = named.get(&key).with_context(|| {
+                    format!(
+                        "{}: optimiser buffer '{key}' missing (different optimiser or architecture?)",
+                        path.display()
+                    )
+                })?;
+                ensure!(
+                    src.size() == p.size(),
+                    "{}: optimiser buffer '{key}' has shape {:?}, expected {:?}",
+                    path.display(),
+                    src.size(),
+                    p.size()
+                );
                 tch::no_grad(|| b.copy_(src));
             }
         }

@@ -53,7 +53,13 @@ impl ShardData {
             m.encoder_version,
             renju_selfplay::encode::ENCODER_VERSION
         );
-        ensure!(m.size == shape.size, "shard {}: board size {} but the run trains size {}", path.display(), m.size, shape.size);
+        ensure!(
+            m.size == shape.size,
+            "shard {}: board size {} but the run trains size {}",
+            path.display(),
+            m.size,
+            shape.size
+        );
         ensure!(m.rule == rule, "shard {}: rule {:?} but the run trains {:?}", path.display(), m.rule, rule);
         let len = shard.len();
         let flat_u8 = |a: ndarray::Array4<u8>| a.as_standard_layout().iter().copied().collect::<Vec<u8>>();
@@ -189,8 +195,7 @@ impl ReplayWindow {
                         Err(e) => {
                             // Never train on it and never lose it: move it aside, report it.
                             let aside = self.dir.join("rejected");
-                            std::fs::create_dir_all(&aside)
-                                .with_context(|| format!("creating {}", aside.display()))?;
+                            std::fs::create_dir_all(&aside).with_context(|| format!("creating {}", aside.display()))?;
                             let dest = aside.join(path.file_name().expect("a shard file name"));
                             std::fs::rename(&path, &dest).with_context(|| {
                                 format!("moving the rejected shard {} to {}", path.display(), dest.display())

@@ -19,11 +19,11 @@
 //! layout; the `sync_*`/`*_lease` methods exchange its shards, generations and the trainer lease
 //! with the store and do nothing for a local run.
 
-use renju_fs::append_line;
 use crate::model::{generation_dir_name, list_generations};
 use crate::runlock::RunLock;
 use crate::store::{default_cache_dir, is_remote, ObjectRun};
 use anyhow::{Context, Result};
+use renju_fs::append_line;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -160,7 +160,8 @@ impl RunDir {
     /// returned guard lives. Errors: another trainer holds it (the message names it), or the
     /// directory or lock file cannot be created (named). See [`crate::runlock`].
     pub fn lock_trainer(&self) -> Result<RunLock> {
-        std::fs::create_dir_all(&self.root).with_context(|| format!("creating run directory {}", self.root.display()))?;
+        std::fs::create_dir_all(&self.root)
+            .with_context(|| format!("creating run directory {}", self.root.display()))?;
         RunLock::acquire(&self.lock_file())
     }
 

@@ -36,7 +36,8 @@ impl RunLock {
                 let mut holder = String::new();
                 file.read_to_string(&mut holder).ok();
                 let holder = holder.trim();
-                let holder = if holder.is_empty() { "another process (it has not written its name yet)" } else { holder };
+                let holder =
+                    if holder.is_empty() { "another process (it has not written its name yet)" } else { holder };
                 bail!(
                     "{} is in use by another trainer: {holder}. One trainer per run directory: stop that one first \
                      (self-play processes need no lock: renju-zero selfplay --run {})",

@@ -183,17 +183,18 @@ impl ObjectRun {
 
     fn get_versioned(&self, rel: &str) -> Result<Option<(Vec<u8>, UpdateVersion)>> {
         let key = self.key(rel);
-        self.rt.block_on(async {
-            match self.store.get(&key).await {
-                Ok(r) => {
-                    let v = UpdateVersion { e_tag: r.meta.e_tag.clone(), version: r.meta.version.clone() };
-                    Ok(Some((r.bytes().await?.to_vec(), v)))
+        self.rt
+            .block_on(async {
+                match self.store.get(&key).await {
+                    Ok(r) => {
+                        let v = UpdateVersion { e_tag: r.meta.e_tag.clone(), version: r.meta.version.clone() };
+                        Ok(Some((r.bytes().await?.to_vec(), v)))
+                    }
+                    Err(object_store::Error::NotFound { .. }) => Ok(None),
+                    Err(e) => Err(e),
                 }
-                Err(object_store::Error::NotFound { .. }) => Ok(None),
-                Err(e) => Err(e),
-            }
-        })
-        .map_err(|e| anyhow!("{}/{rel}: reading failed: {e}", self.url))
+            })
+            .map_err(|e| anyhow!("{}/{rel}: reading failed: {e}", self.url))
     }
 
     /// Writes `rel` whole, replacing what is there (`models/LATEST`, a forced `config.toml`).
@@ -228,7 +229,8 @@ impl ObjectRun {
             .rt
             .block_on(self.store.list_with_delimiter(Some(&key)))
             .map_err(|e| anyhow!("{}/{rel}: listing failed: {e}", self.url))?;
-        let mut names: Vec<String> = listed.objects.iter().filter_map(|m| m.location.filename().map(String::from)).collect();
+        let mut names: Vec<String> =
+            listed.objects.iter().filter_map(|m| m.location.filename().map(String::from)).collect();
         names.sort();
         Ok(names)
     }
@@ -256,7 +258,9 @@ impl ObjectRun {
             let tmp = models.join(format!(".tmp-{name}-{}", std::process::id()));
             std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
             for f in &files {
-                let bytes = self.get(&format!("models/{name}/{f}"))?.with_context(|| format!("{}/models/{name}/{f} vanished", self.url))?;
+                let bytes = self
+                    .get(&format!("models/{name}/{f}"))?
+                    .with_context(|| format!("{}/models/{name}/{f} vanished", self.url))?;
                 std::fs::write(tmp.join(f), bytes).with_context(|| format!("writing {}", tmp.join(f).display()))?;
             }
             if let Err(e) = renju_fs::publish_dir(&tmp, &dest) {
@@ -327,7 +331,10 @@ impl ObjectRun {
     pub fn pull_shards(&self, selfplay: &Path) -> Result<usize> {
         let mut new = 0;
         for name in self.list("selfplay")? {
-            if !name.ends_with(".npz") || selfplay.join(&name).exists() || selfplay.join("rejected").join(&name).exists() {
+            if !name.ends_with(".npz")
+                || selfplay.join(&name).exists()
+                || selfplay.join("rejected").join(&name).exists()
+            {
                 continue;
             }
             if let Some(bytes) = self.get(&format!("selfplay/{name}"))? {
@@ -358,7 +365,8 @@ impl ObjectRun {
                 self.replace(&record, version)?
             }
         };
-        let version = taken.with_context(|| format!("{}: another trainer took the lease at the same time", self.url))?;
+        let version =
+            taken.with_context(|| format!("{}: another trainer took the lease at the same time", self.url))?;
         *self.lease.lock().unwrap() = Some((version, SystemTime::now()));
         Ok(())
     }
@@ -383,9 +391,12 @@ impl ObjectRun {
     /// Renews the lease held by `owner` when a third of [`LEASE_SECONDS`] has passed since it
     /// was last written. Errors when another trainer has taken it over.
     pub fn renew_lease(&self, owner: &str) -> Result<()> {
-        let due = self.lease.lock().unwrap().as_ref().is_none_or(|(_, t)| {
-            t.elapsed().unwrap_or_default().as_secs() >= LEASE_SECONDS / 3
-        });
+        let due = self
+            .lease
+            .lock()
+            .unwrap()
+            .as_ref()
+            .is_none_or(|(_, t)| t.elapsed().unwrap_or_default().as_secs() >= LEASE_SECONDS / 3);
         if due {
             self.acquire_lease(owner).with_context(|| format!("{}: renewing the trainer lease", self.url))?;
         }
@@ -396,7 +407,9 @@ impl ObjectRun {
     pub fn release_lease(&self) -> Result<()> {
         if self.lease.lock().unwrap().take().is_some() {
             let key = self.key(LEASE_OBJECT);
-            self.rt.block_on(self.store.delete(&key)).map_err(|e| anyhow!("{}/{LEASE_OBJECT}: deleting failed: {e}", self.url))?;
+            self.rt
+                .block_on(self.store.delete(&key))
+                .map_err(|e| anyhow!("{}/{LEASE_OBJECT}: deleting failed: {e}", self.url))?;
         }
         Ok(())
     }

@@ -19,7 +19,6 @@
 //! same losses.
 
 use crate::config::TrainerConfig;
-use renju_fs::{publish_dir, write_atomic};
 use crate::metrics::{MetricsSink, NullSink, TensorBoardSink};
 use crate::model::{list_generations, load_weights, publish_model, ModelConfig, LATEST_FILE, WEIGHTS_FILE};
 use crate::net::{is_decayed, Net, NetShape};
@@ -27,6 +26,7 @@ use crate::optim::Optimizer;
 use crate::replay::{LoadJob, Loader, ReplayWindow, WindowStatus};
 use crate::rundir::RunDir;
 use anyhow::{bail, ensure, Context, Result};
+use renju_fs::{publish_dir, write_atomic};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -115,11 +115,8 @@ impl Trainer {
         let opt = Optimizer::new(&vs, config.optimizer.clone());
         let decayed = vs.variables().into_iter().filter(|(n, t)| is_decayed(n, t)).map(|(_, t)| t).collect();
         let window = ReplayWindow::new(&run.selfplay(), shape, config.rule, config.window.clone());
-        let metrics: Box<dyn MetricsSink> = if config.tensorboard {
-            Box::new(TensorBoardSink::new(&run.tensorboard())?)
-        } else {
-            Box::new(NullSink)
-        };
+        let metrics: Box<dyn MetricsSink> =
+            if config.tensorboard { Box::new(TensorBoardSink::new(&run.tensorboard())?) } else { Box::new(NullSink) };
         let mut t = Trainer {
             run: run.clone(),
             config,
@@ -156,8 +153,8 @@ impl Trainer {
         let state_path = dir.join(STATE_FILE);
         let text = std::fs::read_to_string(&state_path)
             .with_context(|| format!("missing or unreadable checkpoint state {}", state_path.display()))?;
-        let state: CheckpointState =
-            serde_json::from_str(&text).with_context(|| format!("corrupt checkpoint state {}", state_path.display()))?;
+        let state: CheckpointState = serde_json::from_str(&text)
+            .with_context(|| format!("corrupt checkpoint state {}", state_path.display()))?;
         ensure!(
             state.config.net == self.config.net
                 && state.config.board_size == self.config.board_size
@@ -387,11 +384,7 @@ impl Trainer {
         self.opt.step(lr);
         tch::no_grad(|| {
             let entropy = -(logp.exp() * &logp).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
-            let acc = v
-                .argmax(1, false)
-                .eq_tensor(&target_v.argmax(1, false))
-                .to_kind(Kind::Float)
-                .mean(Kind::Float);
+            let acc = v.argmax(1, false).eq_tensor(&target_v.argmax(1, false)).to_kind(Kind::Float).mean(Kind::Float);
             Tensor::stack(
                 &[loss.detach(), policy_loss.detach(), value_loss.detach(), l2.detach(), grad_norm, entropy, acc],
                 0,

@@ -60,7 +60,8 @@ fn file_of(k: usize) -> &'static str {
 
 /// The errors of `load_model` name the file (TorchScript errors come from libtorch as they are).
 fn named(errors: &[String], path: &str, file: &str) -> bool {
-    file == TORCHSCRIPT_FILE || errors.iter().all(|e| e.contains(path) || e.contains(Path::new(path).parent().unwrap().to_str().unwrap()))
+    file == TORCHSCRIPT_FILE
+        || errors.iter().all(|e| e.contains(path) || e.contains(Path::new(path).parent().unwrap().to_str().unwrap()))
 }
 
 proptest! {
@@ -108,7 +109,9 @@ proptest! {
 fn collect_pointers(v: &serde_json::Value, at: String, out: &mut Vec<String>) {
     match v {
         serde_json::Value::Object(m) => m.iter().for_each(|(k, v)| collect_pointers(v, format!("{at}/{k}"), out)),
-        serde_json::Value::Array(a) => a.iter().enumerate().for_each(|(i, v)| collect_pointers(v, format!("{at}/{i}"), out)),
+        serde_json::Value::Array(a) => {
+            a.iter().enumerate().for_each(|(i, v)| collect_pointers(v, format!("{at}/{i}"), out))
+        }
         _ => out.push(at),
     }
 }

@@ -175,7 +175,11 @@ fn tensorboard_scalars_read_back() {
     let scalars = read_scalars(&files[0]).unwrap();
     assert_eq!(
         scalars,
-        vec![("loss/total".to_string(), 1, 2.5), ("train/lr".to_string(), 1, 0.02), ("loss/total".to_string(), 2, 1.25)]
+        vec![
+            ("loss/total".to_string(), 1, 2.5),
+            ("train/lr".to_string(), 1, 0.02),
+            ("loss/total".to_string(), 2, 1.25)
+        ]
     );
 }
 
