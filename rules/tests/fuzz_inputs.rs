@@ -1,11 +1,12 @@
 //! Text inputs of the rules crate under bad input (issue 13 §4): move notation and the
-//! `rules classify` JSON lines, from arbitrary strings and from mutated valid inputs. Never a
-//! panic; every accepted point is on the board and prints back to itself; `classify` answers one
-//! JSON line per input line, a result or an error. Cases per property: proptest's default 256,
-//! or `PROPTEST_CASES` (scripts/fuzz.sh runs more).
+//! `rules classify` and `rules vcf` JSON lines, from arbitrary strings and from mutated valid
+//! inputs. Never a panic; every accepted point is on the board and prints back to itself;
+//! `classify` and `vcf` answer one JSON line per input line, a result or an error (a `vcf` win
+//! line is odd-length and on the board). Cases per property: proptest's default 256, or
+//! `PROPTEST_CASES` (scripts/fuzz.sh runs more).
 
 use proptest::prelude::*;
-use renju_rules::cli::classify_jsonl;
+use renju_rules::cli::{classify_jsonl, vcf_jsonl};
 use renju_rules::notation::{format_moves, format_point, parse_moves, parse_point};
 use renju_rules::Rule;
 
@@ -16,6 +17,50 @@ fn rule() -> impl Strategy<Value = Rule> {
 /// Point-like tokens: a letter (any case, sometimes not a letter) and digits, sometimes padded.
 fn token() -> impl Strategy<Value = String> {
     prop_oneof!["[a-zA-Z][0-9]{1,3}", "[ \t]?[a-uA-U][0-9]{1,2}[ \t]?", "\\PC{0,4}", "[a-z]{0,2}[0-9-+]{0,3}"]
+}
+
+/// 1 to 5 input lines: arbitrary text, JSON objects of point-like tokens, and a valid line with a
+/// few characters cut out or replaced.
+fn query_lines() -> impl Strategy<Value = Vec<String>> {
+    proptest::collection::vec(
+        prop_oneof![
+            "\\PC{0,40}",
+            (
+                proptest::collection::vec(token(), 0..12),
+                proptest::collection::vec(token(), 0..12),
+                token(),
+                proptest::option::of("[a-zA-Z]{0,6}")
+            )
+                .prop_map(|(b, w, m, c)| {
+                    let mut v = serde_json::json!({"black": b, "white": w, "move": m});
+                    if let Some(c) = c {
+                        v["color"] = c.into();
+                    }
+                    v.to_string()
+                }),
+            // A valid line with a few characters cut out or replaced.
+            (any::<prop::sample::Index>(), "\\PC{0,3}").prop_map(|(i, s)| {
+                let base = r#"{"black":["h8","i9"],"white":["h9"],"move":"j10","color":"black"}"#;
+                let at = i.index(base.len());
+                let mut t = base[..at].to_string();
+                t.push_str(&s);
+                t.push_str(&base[(at + 1).min(base.len())..]);
+                t
+            }),
+        ],
+        1..6,
+    )
+}
+
+/// One line per non-blank input line, each a JSON object with a result or an error.
+fn answers(out: Vec<u8>, input: &[String]) -> Result<Vec<serde_json::Value>, TestCaseError> {
+    let answers: Vec<serde_json::Value> =
+        String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    prop_assert_eq!(answers.len(), input.iter().filter(|l| !l.trim().is_empty()).count());
+    for a in &answers {
+        prop_assert!(a.get("result").is_some() || a.get("error").is_some(), "{a}");
+    }
+    Ok(answers)
 }
 
 proptest! {
@@ -37,32 +82,32 @@ proptest! {
     fn classify_answers_every_line(
         size in 7usize..=20,
         rule in rule(),
-        lines in proptest::collection::vec(prop_oneof![
-            "\\PC{0,40}",
-            (proptest::collection::vec(token(), 0..12), proptest::collection::vec(token(), 0..12), token(), proptest::option::of("[a-zA-Z]{0,6}"))
-                .prop_map(|(b, w, m, c)| {
-                    let mut v = serde_json::json!({"black": b, "white": w, "move": m});
-                    if let Some(c) = c { v["color"] = c.into(); }
-                    v.to_string()
-                }),
-            // A valid line with a few characters cut out or replaced.
-            (any::<prop::sample::Index>(), "\\PC{0,3}").prop_map(|(i, s)| {
-                let base = r#"{"black":["h8","i9"],"white":["h9"],"move":"j10","color":"black"}"#;
-                let at = i.index(base.len());
-                let mut t = base[..at].to_string();
-                t.push_str(&s);
-                t.push_str(&base[(at + 1).min(base.len())..]);
-                t
-            }),
-        ], 1..6),
+        lines in query_lines(),
     ) {
         let input = lines.iter().map(|l| l.replace(['\n', '\r'], " ")).collect::<Vec<_>>();
         let mut out = Vec::new();
         classify_jsonl(input.join("\n").as_bytes(), &mut out, rule, size).unwrap();
-        let answers: Vec<serde_json::Value> = String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-        prop_assert_eq!(answers.len(), input.iter().filter(|l| !l.trim().is_empty()).count());
-        for a in &answers {
-            prop_assert!(a.get("result").is_some() || a.get("error").is_some(), "{a}");
+        answers(out, &input)?;
+    }
+
+    #[test]
+    fn vcf_answers_every_line(size in 7usize..=20, rule in rule(), lines in query_lines(), nodes in 0u64..2000) {
+        let input = lines.iter().map(|l| l.replace(['\n', '\r'], " ")).collect::<Vec<_>>();
+        let mut out = Vec::new();
+        vcf_jsonl(input.join("\n").as_bytes(), &mut out, rule, size, nodes).unwrap();
+        for a in answers(out, &input)? {
+            match a["result"].as_str() {
+                None => prop_assert!(a["error"].is_string(), "{a}"),
+                Some("win") => {
+                    // A win line is non-empty, odd (it ends on the attacker's move) and on the board.
+                    let line = a["line"].as_array().unwrap();
+                    prop_assert!(line.len() % 2 == 1, "{a}");
+                    for p in line {
+                        prop_assert!(parse_point(p.as_str().unwrap(), size).is_ok(), "{a}");
+                    }
+                }
+                Some(r) => prop_assert!(r == "none" || r == "unknown", "{a}"),
+            }
         }
     }
 }
