@@ -24,7 +24,7 @@
 
 use crate::config::NetConfig;
 use crate::net::NetShape;
-use anyhow::{ensure, Context, Result};
+use anyhow::{Context, Result};
 use renju_selfplay::encode::ENCODER_VERSION;
 use renju_selfplay::linepattern::{
     canonical, cell, pattern_line, LinePatternWeights, StoneView, CANONICAL_PATTERNS, HALF, POINT_INPUTS,
@@ -72,12 +72,7 @@ impl LineNet {
     /// Builds the network on `vs` (Kaiming-uniform convolution and linear weights).
     pub fn new(vs: &nn::Path, cfg: &NetConfig, shape: NetShape) -> Result<LineNet> {
         cfg.validate()?;
-        ensure!(
-            shape.actions > shape.points(),
-            "action space {} must exceed the {} points",
-            shape.actions,
-            shape.points()
-        );
+        shape.validate()?;
         let (f, c, h) = (cfg.line_features, cfg.line_channels, cfg.value_hidden);
         let stack = |p: nn::Path| -> Vec<(Tensor, Tensor)> {
             (0..LINE_LAYERS)

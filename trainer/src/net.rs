@@ -65,6 +65,13 @@ impl NetShape {
     pub fn points(&self) -> usize {
         self.size * self.size
     }
+
+    /// Checks what every network family needs of the shape. Errors: an action space that does not
+    /// exceed the points (the protocol actions follow the points, docs/DESIGN.md).
+    pub fn validate(&self) -> Result<()> {
+        ensure!(self.actions > self.points(), "action space {} must exceed the {} points", self.actions, self.points());
+        Ok(())
+    }
 }
 
 fn conv(vs: nn::Path, cin: usize, cout: usize, k: usize) -> nn::Conv2D {
@@ -154,12 +161,7 @@ impl ResNet {
     /// uniform; seed torch with `tch::manual_seed` first for reproducible weights).
     pub fn new(vs: &nn::Path, cfg: &NetConfig, shape: NetShape) -> Result<ResNet> {
         cfg.validate()?;
-        ensure!(
-            shape.actions > shape.points(),
-            "action space {} must exceed the {} points",
-            shape.actions,
-            shape.points()
-        );
+        shape.validate()?;
         let f = cfg.channels;
         let hp = cfg.policy_channels;
         let hv = cfg.value_channels;
