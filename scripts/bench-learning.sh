@@ -12,6 +12,11 @@
 #   SET="selfplay.search.algorithm=gumbel training.net.blocks=2" RUN=runs/ab-b bash scripts/bench-learning.sh
 #                                        # ... or the preset with `train --set KEY=VALUE` overrides
 #   BIN=path/to/renju-zero bash scripts/bench-learning.sh   # use an already built binary
+# An A/B pair at once, each run pinned to its own core (taskset; the curve then plays one game at
+# a time): the same budget and machine for both sides, half the compute of a whole-machine run.
+#   CPUS=0 RUN=runs/ab-a bash scripts/bench-learning.sh & CPUS=1 SET=... RUN=runs/ab-b bash scripts/bench-learning.sh
+# EVERY=auto puts generation 0, the middle one and the newest on the curve (the cost of a point
+# grows with the network: a 6x64 ResNet at 32 playouts takes ~10 s a game on one core).
 # RIF26=1 also plays the newest generation against both opponents from the 26 RIF openings
 # (`arena --openings rif26`: for comparing engines, not for measuring learning).
 set -euo pipefail
@@ -32,14 +37,25 @@ if [ -e "$RUN" ]; then
     echo "$RUN exists: remove it or set RUN=... for a fresh measurement" >&2
     exit 1
 fi
+PIN=()
+THREADS=()
+if [ -n "${CPUS:-}" ]; then
+    PIN=(taskset -c "$CPUS")
+    THREADS=(--threads "$(taskset -c "$CPUS" nproc)")
+fi
 SETS=()
 set -f # overrides such as milestones=[[600,0.5]] are not file patterns
 for KV in ${SET:-}; do SETS+=(--set "$KV"); done
 set +f
-"$BIN" train --config "$CONFIG" --run "$RUN" --minutes "$MINUTES" "${SETS[@]}"
+"${PIN[@]}" "$BIN" train --config "$CONFIG" --run "$RUN" --minutes "$MINUTES" "${SETS[@]}"
 LATEST="$(cat "$RUN/models/LATEST")"
 echo "latest generation: $LATEST"
-"$BIN" curve --run "$RUN" --every-generations "$EVERY" --games "$GAMES" --playouts "$PLAYOUTS" --explore "$EXPLORE" \
+if [ "$EVERY" = auto ]; then
+    N=$((10#${LATEST#gen-}))
+    EVERY=$(((N + 1) / 2))
+    [ "$EVERY" -ge 1 ] || EVERY=1
+fi
+"${PIN[@]}" "$BIN" curve --run "$RUN" "${THREADS[@]}" --every-generations "$EVERY" --games "$GAMES" --playouts "$PLAYOUTS" --explore "$EXPLORE" \
     --opponent heuristic --opponent gen:0
 if [ -n "${RIF26:-}" ]; then
     for OPP in gen0 heuristic; do

@@ -46,7 +46,7 @@ pub struct CurveArgs {
     #[arg(long, default_value_t = 4)]
     pub explore: usize,
     /// A fixed opponent: heuristic, uniform, gen:N (generation N of this run) or model:DIR.
-    /// Repeat for several. Default: heuristic and gen:0.
+    /// Repeat for several. Default: heuristic and gen:0. A generation is never played against itself.
     #[arg(long = "opponent")]
     pub opponents: Vec<String>,
     /// Seed of the games (the same for every point).
@@ -161,10 +161,12 @@ pub fn run(args: CurveArgs) -> Result<i32> {
         };
         for g in due_generations(&available, args.every_generations, !args.follow) {
             for opp in &opponents {
-                if curve.has(g, &opp.name) || stop.is_set() {
+                let dir = gen_dir(g);
+                // A generation against itself says nothing (gen:0 at generation 0): not played.
+                let itself = matches!(&opp.eval, EvaluatorSpec::Model(d) if d == &dir);
+                if itself || curve.has(g, &opp.name) || stop.is_set() {
                     continue;
                 }
-                let dir = gen_dir(g);
                 let minutes = match start {
                     Some(t0) => published_at(&dir)?.duration_since(t0).map_or(0.0, |d| d.as_secs_f64() / 60.0),
                     None => 0.0,
