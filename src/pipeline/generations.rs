@@ -119,11 +119,12 @@ pub(crate) fn append_generation_line(run: &RunDir, line: &GenerationLine) -> Res
 /// every published generation once, in order.
 pub(crate) fn recover_generation_lines(run: &RunDir, newest: u64) -> Result<()> {
     let path = run.generations_log();
-    let text = if path.exists() {
+    let mut text = if path.exists() {
         std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?
     } else {
         String::new()
     };
+    repair_torn_last_line(run, &path, &mut text)?;
     let mut have = std::collections::BTreeSet::new();
     for (i, l) in text.lines().enumerate() {
         let v: serde_json::Value =
@@ -143,11 +144,77 @@ pub(crate) fn recover_generation_lines(run: &RunDir, newest: u64) -> Result<()> 
     Ok(())
 }
 
+/// A kill or a full disk inside the last append can leave `generations.jsonl` ending in a line
+/// without its newline. If that line is not JSON it is a torn append: cut the file back to the
+/// last complete line (the earlier lines stay as they are) and say so in `train.log`; if it is
+/// JSON, only the newline is missing: add it, so the next line does not run on. Bad lines before
+/// the last are still an error (nothing an append can do makes them).
+fn repair_torn_last_line(run: &RunDir, path: &Path, text: &mut String) -> Result<()> {
+    if text.is_empty() || text.ends_with('\n') {
+        return Ok(());
+    }
+    let cut = text.rfind('\n').map_or(0, |i| i + 1);
+    if serde_json::from_str::<serde_json::Value>(&text[cut..]).is_ok() {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .with_context(|| format!("opening {}", path.display()))?;
+        std::io::Write::write_all(&mut f, b"\n").with_context(|| format!("writing {}", path.display()))?;
+        f.sync_data().with_context(|| format!("syncing {}", path.display()))?;
+        text.push('\n');
+        return Ok(());
+    }
+    let torn = text.len() - cut;
+    let f =
+        std::fs::OpenOptions::new().write(true).open(path).with_context(|| format!("opening {}", path.display()))?;
+    f.set_len(cut as u64).and_then(|_| f.sync_data()).with_context(|| format!("truncating {}", path.display()))?;
+    text.truncate(cut);
+    run.note(&format!(
+        "{}: dropped a torn last line ({torn} bytes, no newline, not JSON) left by an interrupted append",
+        path.display()
+    ))
+}
+
 /// The shards in `dir`, or none when `dir` does not exist yet.
 pub(crate) fn list_shards_or_empty(dir: &Path) -> Result<Vec<PathBuf>> {
     if dir.exists() {
         list_shards(dir)
     } else {
         Ok(Vec::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_torn_last_line_is_cut_and_the_missing_generations_recovered() {
+        let d = tempfile::tempdir().unwrap();
+        let run = RunDir::new(d.path());
+        let path = run.generations_log();
+        std::fs::write(&path, "{\"generation\":0}\n{\"generation\":1}\n{\"generation\":2,\"wri").unwrap();
+        recover_generation_lines(&run, 2).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert_eq!(lines[..2], ["{\"generation\":0}", "{\"generation\":1}"]);
+        assert!(lines[2].contains("\"generation\":2") && lines[2].contains("\"recovered\":true"), "{text}");
+        assert!(text.ends_with('\n'));
+        let log = std::fs::read_to_string(run.log()).unwrap();
+        assert!(log.contains("torn last line (20 bytes"), "{log}");
+    }
+
+    #[test]
+    fn a_complete_last_line_without_newline_gets_one_and_a_bad_middle_line_is_an_error() {
+        let d = tempfile::tempdir().unwrap();
+        let run = RunDir::new(d.path());
+        let path = run.generations_log();
+        std::fs::write(&path, "{\"generation\":0}\n{\"generation\":1}").unwrap();
+        recover_generation_lines(&run, 1).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"generation\":0}\n{\"generation\":1}\n");
+        std::fs::write(&path, "{\"generation\":0}\nnot json\n{\"generation\":1}\n").unwrap();
+        let e = recover_generation_lines(&run, 1).unwrap_err();
+        assert!(format!("{e:#}").contains("line 2: not JSON"), "{e:#}");
     }
 }
