@@ -550,9 +550,10 @@ impl LinePatternNet {
         Arc::new(move || Ok(Box::new(net.evaluator()) as Box<dyn Evaluator>))
     }
 
-    /// A fresh evaluator (own scratch buffers) over this network.
+    /// A fresh evaluator (own scratch buffers) over this network; it uses AVX2 where the CPU
+    /// has it ([`LinePatternEvaluator::with_simd`]).
     pub fn evaluator(self: &Arc<Self>) -> LinePatternEvaluator {
-        LinePatternEvaluator { net: self.clone(), scratch: Scratch::default() }
+        LinePatternEvaluator { net: self.clone(), scratch: Scratch::default(), avx2: avx2_available() }
     }
 }
 
@@ -560,9 +561,13 @@ impl LinePatternNet {
 struct Scratch {
     cells: Vec<u8>,
     raw: Vec<u32>,
+    /// First-layer activations on the board padded by one zero point on every side
+    /// (`[(S+2)*(S+2), F]`): the depthwise 3x3 reads its taps without bounds checks.
     act: Vec<f32>,
     out: Vec<f32>,
     gbias: Vec<f32>,
+    pooled: Vec<f32>,
+    hidden: Vec<f32>,
 }
 
 /// The table evaluator: the same outputs as the tch `LineNet` from table lookups. Per position
@@ -574,132 +579,219 @@ struct Scratch {
 ///    protocol logits (linear) and the value (linear, relu, linear to W/D/L logits, softmax).
 ///
 /// Pattern indices are recomputed per position from the planes (chosen by measurement, see
-/// `docs/bench-selfplay.md`: building them costs a few percent of an evaluation).
+/// `docs/bench-selfplay.md`: building them costs a few percent of an evaluation). The kernel is
+/// compiled for the presets' `F` (16, 32, 64) as constants, so every per-point loop has a known
+/// length, and on x86-64 a second time with AVX2 enabled, picked at run time when the CPU has
+/// it; the arithmetic and its order are the same in every variant (no fused multiply-add), so
+/// all variants give bit-identical outputs.
 pub struct LinePatternEvaluator {
     net: Arc<LinePatternNet>,
     scratch: Scratch,
+    avx2: bool,
+}
+
+/// Whether this CPU runs the AVX2 variant of the kernel.
+fn avx2_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 impl LinePatternEvaluator {
+    /// Uses the AVX2 variant of the kernel when `on` and the CPU has AVX2, else the portable
+    /// one (the outputs are bit-identical; a test compares them, the bench times both).
+    pub fn with_simd(mut self, on: bool) -> LinePatternEvaluator {
+        self.avx2 = on && avx2_available();
+        self
+    }
+
+    /// Whether this evaluator runs the AVX2 variant.
+    pub fn simd(&self) -> bool {
+        self.avx2
+    }
+
     /// Evaluates one position into `logits` (`[A]`) and `wdl` (`[3]`).
     fn one(&mut self, planes: &[f32], globals: &[f32], logits: &mut [f32], wdl: &mut [f32]) {
-        let net = &*self.net;
-        let w = &net.w;
-        let (s, f) = (w.board_size, w.features);
-        let pp = s * s;
-        let sc = &mut self.scratch;
-        let (own, opp, black) = net.view.read(planes, globals, pp);
-        sc.cells.clear();
-        sc.cells.extend((0..pp).map(|p| {
-            if planes[own * pp + p] > 0.5 {
-                cell::OWN
-            } else if planes[opp * pp + p] > 0.5 {
-                cell::OPP
-            } else {
-                cell::EMPTY
-            }
-        }));
-        net.geometry.raw_indices(&sc.cells, &mut sc.raw);
-        // Per-position bias: globals.
-        sc.gbias.clear();
-        sc.gbias.extend_from_slice(&w.global_b);
-        for (g, &v) in globals.iter().enumerate() {
-            if v != 0.0 {
-                let row = &w.global_w[g * f..(g + 1) * f];
-                for (b, &r) in sc.gbias.iter_mut().zip(row) {
-                    *b += v * r;
+        let (net, sc) = (&*self.net, &mut self.scratch);
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `avx2` is true only when the running CPU reports AVX2 (`avx2_available`).
+            unsafe {
+                match net.w.features {
+                    16 => kernel_avx2::<16>(net, sc, planes, globals, logits, wdl),
+                    32 => kernel_avx2::<32>(net, sc, planes, globals, logits, wdl),
+                    64 => kernel_avx2::<64>(net, sc, planes, globals, logits, wdl),
+                    _ => kernel_avx2::<0>(net, sc, planes, globals, logits, wdl),
                 }
             }
+            return;
         }
-        let table = &w.table[if black { 0 } else { CANONICAL_PATTERNS * f }..];
-        let canon = &canonical().of_raw;
-        let extra = net.view.extra_planes();
-        sc.act.resize(pp * f, 0.0);
-        for p in 0..pp {
-            let h = &mut sc.act[p * f..(p + 1) * f];
-            h.copy_from_slice(&sc.gbias);
+        match net.w.features {
+            16 => kernel::<16>(net, sc, planes, globals, logits, wdl),
+            32 => kernel::<32>(net, sc, planes, globals, logits, wdl),
+            64 => kernel::<64>(net, sc, planes, globals, logits, wdl),
+            _ => kernel::<0>(net, sc, planes, globals, logits, wdl),
+        }
+    }
+}
+
+/// [`kernel`] compiled with AVX2 (8 f32 lanes instead of SSE2's 4).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn kernel_avx2<const FC: usize>(
+    net: &LinePatternNet,
+    sc: &mut Scratch,
+    planes: &[f32],
+    globals: &[f32],
+    logits: &mut [f32],
+    wdl: &mut [f32],
+) {
+    kernel::<FC>(net, sc, planes, globals, logits, wdl)
+}
+
+/// `a += b` over `F` lanes.
+#[inline(always)]
+fn add_to(a: &mut [f32], b: &[f32]) {
+    for (x, &y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
+/// One position through the table net (see [`LinePatternEvaluator`]). `FC` is the channel
+/// count `F` as a constant, or 0 for "read it from the weights".
+#[inline(always)]
+fn kernel<const FC: usize>(
+    net: &LinePatternNet,
+    sc: &mut Scratch,
+    planes: &[f32],
+    globals: &[f32],
+    logits: &mut [f32],
+    wdl: &mut [f32],
+) {
+    let w = &net.w;
+    let s = w.board_size;
+    let f = if FC == 0 { w.features } else { FC };
+    let pp = s * s;
+    let sp = s + 2; // padded side
+    let (own, opp, black) = net.view.read(planes, globals, pp);
+    let (own_pl, opp_pl) = (&planes[own * pp..(own + 1) * pp], &planes[opp * pp..(opp + 1) * pp]);
+    sc.cells.clear();
+    sc.cells.extend(own_pl.iter().zip(opp_pl).map(|(&o, &x)| {
+        if o > 0.5 {
+            cell::OWN
+        } else if x > 0.5 {
+            cell::OPP
+        } else {
+            cell::EMPTY
+        }
+    }));
+    net.geometry.raw_indices(&sc.cells, &mut sc.raw);
+    // Per-position bias: globals.
+    sc.gbias.clear();
+    sc.gbias.extend_from_slice(&w.global_b[..f]);
+    for (g, &v) in globals.iter().enumerate() {
+        if v != 0.0 {
+            for (b, &r) in sc.gbias.iter_mut().zip(&w.global_w[g * f..(g + 1) * f]) {
+                *b += v * r;
+            }
+        }
+    }
+    let table = &w.table[if black { 0 } else { CANONICAL_PATTERNS * f }..];
+    let canon = &canonical().of_raw;
+    let extra = net.view.extra_planes();
+    if sc.act.len() != sp * sp * f {
+        sc.act.clear();
+        sc.act.resize(sp * sp * f, 0.0); // the border stays zero: only interior points are written
+    }
+    let gbias = &sc.gbias[..f];
+    for y in 0..s {
+        for x in 0..s {
+            let p = y * s + x;
+            let q = (y + 1) * sp + x + 1;
+            let h = &mut sc.act[q * f..(q + 1) * f];
+            h.copy_from_slice(gbias);
             let c = sc.cells[p];
             if c == cell::EMPTY {
-                for d in 0..4 {
-                    let id = canon[sc.raw[p * 4 + d] as usize] as usize;
-                    let row = &table[id * f..(id + 1) * f];
-                    for (x, &r) in h.iter_mut().zip(row) {
-                        *x += r;
-                    }
+                let raw = &sc.raw[p * 4..p * 4 + 4];
+                for &r in raw {
+                    let id = canon[r as usize] as usize;
+                    add_to(h, &table[id * f..(id + 1) * f]);
                 }
             } else {
                 let k = (c - 1) as usize; // own 0, opponent 1
-                for (x, &e) in h.iter_mut().zip(&w.point_embed[k * f..(k + 1) * f]) {
-                    *x += e;
-                }
+                add_to(h, &w.point_embed[k * f..(k + 1) * f]);
             }
             for (k, &pl) in extra.iter().enumerate() {
                 if planes[pl * pp + p] > 0.5 {
-                    for (x, &e) in h.iter_mut().zip(&w.point_embed[(k + 2) * f..(k + 3) * f]) {
-                        *x += e;
+                    add_to(h, &w.point_embed[(k + 2) * f..(k + 3) * f]);
+                }
+            }
+            for v in h.iter_mut() {
+                *v = v.max(0.0);
+            }
+        }
+    }
+    // Depthwise 3x3 with a residual; the zero border stands for "outside the board".
+    sc.out.resize(f, 0.0);
+    sc.pooled.clear();
+    sc.pooled.resize(2 * f, 0.0);
+    sc.pooled[f..].fill(f32::NEG_INFINITY);
+    let pb = w.policy_b[0];
+    let (dw_w, dw_b, policy_w) = (&w.dw_w[..9 * f], &w.dw_b[..f], &w.policy_w[..f]);
+    let act = &sc.act[..];
+    let o = &mut sc.out[..f];
+    for y in 0..s {
+        for x in 0..s {
+            let q = (y + 1) * sp + x + 1;
+            o.copy_from_slice(dw_b);
+            for dy in 0..3 {
+                for dx in 0..3 {
+                    let t = dy * 3 + dx;
+                    let qq = q + dy * sp + dx - sp - 1;
+                    let a = &act[qq * f..(qq + 1) * f];
+                    for ((v, &k), &av) in o.iter_mut().zip(&dw_w[t * f..(t + 1) * f]).zip(a) {
+                        *v += k * av;
                     }
                 }
             }
-            for x in h.iter_mut() {
-                *x = x.max(0.0);
+            let a = &act[q * f..(q + 1) * f];
+            let (mean, max) = sc.pooled.split_at_mut(f);
+            for (((v, &av), m), mx) in o.iter_mut().zip(a).zip(mean.iter_mut()).zip(max.iter_mut()) {
+                *v = av + v.max(0.0);
+                *m += *v;
+                *mx = mx.max(*v);
             }
+            logits[y * s + x] = pb + dot(o, policy_w);
         }
-        // Depthwise 3x3 with a residual.
-        sc.out.resize(pp * f, 0.0);
-        let mut pooled = vec![0.0f32; 2 * f];
-        pooled[f..].fill(f32::NEG_INFINITY);
-        let pb = w.policy_b[0];
-        for y in 0..s {
-            for x in 0..s {
-                let p = y * s + x;
-                let o = &mut sc.out[p * f..(p + 1) * f];
-                o.copy_from_slice(&w.dw_b);
-                for dy in -1i32..=1 {
-                    let yy = y as i32 + dy;
-                    if yy < 0 || yy >= s as i32 {
-                        continue;
-                    }
-                    for dx in -1i32..=1 {
-                        let xx = x as i32 + dx;
-                        if xx < 0 || xx >= s as i32 {
-                            continue;
-                        }
-                        let t = ((dy + 1) * 3 + dx + 1) as usize;
-                        let q = yy as usize * s + xx as usize;
-                        let a = &sc.act[q * f..(q + 1) * f];
-                        for ((v, &k), &av) in o.iter_mut().zip(&w.dw_w[t * f..(t + 1) * f]).zip(a) {
-                            *v += k * av;
-                        }
-                    }
-                }
-                let a = &sc.act[p * f..(p + 1) * f];
-                let (mean, max) = pooled.split_at_mut(f);
-                for (((v, &av), m), mx) in o.iter_mut().zip(a).zip(mean.iter_mut()).zip(max.iter_mut()) {
-                    *v = av + v.max(0.0);
-                    *m += *v;
-                    *mx = mx.max(*v);
-                }
-                let logit = pb + dot(o, &w.policy_w);
-                logits[p] = logit;
-            }
-        }
-        for v in &mut pooled[..f] {
-            *v /= pp as f32;
-        }
-        let r = w.protocol_actions();
-        for i in 0..r {
-            logits[pp + i] = w.protocol_b[i] + dot(&w.protocol_w[i * 2 * f..(i + 1) * 2 * f], &pooled);
-        }
-        let h = w.value_hidden;
-        let hidden: Vec<f32> =
-            (0..h).map(|i| (w.value_b1[i] + dot(&w.value_w1[i * 2 * f..(i + 1) * 2 * f], &pooled)).max(0.0)).collect();
-        let v: Vec<f32> = (0..3).map(|i| w.value_b2[i] + dot(&w.value_w2[i * h..(i + 1) * h], &hidden)).collect();
-        let m = v.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
-        let e: Vec<f32> = v.iter().map(|x| (x - m).exp()).collect();
-        let z: f32 = e.iter().sum();
-        for i in 0..3 {
-            wdl[i] = e[i] / z;
-        }
+    }
+    let pooled = &mut sc.pooled[..];
+    for v in &mut pooled[..f] {
+        *v /= pp as f32;
+    }
+    let r = w.protocol_actions();
+    for i in 0..r {
+        logits[pp + i] = w.protocol_b[i] + dot(&w.protocol_w[i * 2 * f..(i + 1) * 2 * f], pooled);
+    }
+    let h = w.value_hidden;
+    sc.hidden.clear();
+    sc.hidden.extend((0..h).map(|i| (w.value_b1[i] + dot(&w.value_w1[i * 2 * f..(i + 1) * 2 * f], pooled)).max(0.0)));
+    let mut v = [0.0f32; 3];
+    for (i, vi) in v.iter_mut().enumerate() {
+        *vi = w.value_b2[i] + dot(&w.value_w2[i * h..(i + 1) * h], &sc.hidden);
+    }
+    let m = v.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+    let e = v.map(|x| (x - m).exp());
+    let z: f32 = e.iter().sum();
+    for i in 0..3 {
+        wdl[i] = e[i] / z;
     }
 }
 
@@ -912,5 +1004,31 @@ mod tests {
         assert_eq!(out.policy_logits.len(), action_space_size(9));
         assert!((out.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert!(out.policy_logits.iter().all(|x| x.is_finite()));
+    }
+
+    /// Every kernel variant (channel count as a constant, AVX2 where the CPU has it) gives
+    /// bit-identical outputs to the generic portable loop (`kernel::<0>` without SIMD), on
+    /// 15x15 midgames, for the specialised channel counts and one that is not.
+    #[test]
+    fn specialised_kernels_equal_the_generic_loop_bit_for_bit() {
+        let (planes, globals) = crate::encode::random_positions(40, 15, 0..=60, 9);
+        for f in [16, 32, 5] {
+            let net = LinePatternNet::new(random_weights(15, f, 8, f as u64)).unwrap();
+            let a = action_space_size(15);
+            let mut fast = net.evaluator();
+            let out = fast.evaluate(&planes, &globals, 40).unwrap();
+            let mut sc = Scratch::default();
+            let pl = NUM_PLANES * 225;
+            for i in 0..40 {
+                let (mut lg, mut wdl) = (vec![0.0f32; a], [0.0f32; 3]);
+                let (p, g) = (&planes[i * pl..(i + 1) * pl], &globals[i * NUM_GLOBALS..(i + 1) * NUM_GLOBALS]);
+                kernel::<0>(&net, &mut sc, p, g, &mut lg, &mut wdl);
+                assert_eq!(lg[..], out.policy_logits[i * a..(i + 1) * a], "F = {f}, position {i}: logits");
+                assert_eq!(wdl[..], out.wdl[i * 3..(i + 1) * 3], "F = {f}, position {i}: W/D/L");
+            }
+            let mut portable = net.evaluator().with_simd(false);
+            assert!(!portable.simd());
+            assert_eq!(portable.evaluate(&planes, &globals, 40).unwrap().policy_logits, out.policy_logits, "F = {f}");
+        }
     }
 }

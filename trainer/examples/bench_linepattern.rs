@@ -91,23 +91,33 @@ fn main() -> Result<()> {
     let (_res_run, res_models) = published("quick")?;
     let mut resnet = ModelEvaluator::load(&res_models, tch::Device::Cpu)?;
 
-    // Table evaluator, requests of 16.
+    // Table evaluator, requests of 16: the portable kernel, then the default (AVX2 where the CPU has it).
     let req = 16;
-    table.evaluate(&planes[..req * pl], &globals[..req * NUM_GLOBALS], req)?;
+    let time_table = |ev: &mut renju_selfplay::linepattern::LinePatternEvaluator| -> Result<(usize, f64, f64)> {
+        ev.evaluate(&planes[..req * pl], &globals[..req * NUM_GLOBALS], req)?;
+        let (t, c) = (Instant::now(), cpu_seconds());
+        let mut done = 0;
+        while done + req <= n {
+            let out = ev.evaluate(
+                &planes[done * pl..(done + req) * pl],
+                &globals[done * NUM_GLOBALS..(done + req) * NUM_GLOBALS],
+                req,
+            )?;
+            std::hint::black_box(&out);
+            done += req;
+        }
+        Ok((done, done as f64 / t.elapsed().as_secs_f64(), done as f64 / (cpu_seconds() - c)))
+    };
     let load0 = loadavg();
-    let (t, c) = (Instant::now(), cpu_seconds());
-    let mut done = 0;
-    while done + req <= n {
-        let out = table.evaluate(
-            &planes[done * pl..(done + req) * pl],
-            &globals[done * NUM_GLOBALS..(done + req) * NUM_GLOBALS],
-            req,
-        )?;
-        std::hint::black_box(&out);
-        done += req;
-    }
-    let table_pps = done as f64 / t.elapsed().as_secs_f64();
-    let table_cpu = done as f64 / (cpu_seconds() - c);
+    let (_, port_pps, port_cpu) = time_table(&mut net.evaluator().with_simd(false))?;
+    println!(
+        "table evaluator, portable kernel (SSE2): {port_pps:.0} positions/s wall-clock, {port_cpu:.0} per CPU-second ({:.2} us each) [load {load0} -> {}]",
+        1e6 / port_pps,
+        loadavg()
+    );
+    let load0 = loadavg();
+    let (done, table_pps, table_cpu) = time_table(&mut table)?;
+    let simd = if table.simd() { "AVX2" } else { "portable, no AVX2 on this CPU" };
     // The pattern-index stage alone (cells from the planes + raw indices).
     let geo = LineGeometry::new(SIZE);
     let pp = SIZE * SIZE;
@@ -131,7 +141,7 @@ fn main() -> Result<()> {
     }
     let index_s = t.elapsed().as_secs_f64() / done as f64;
     println!(
-        "table evaluator (F = {}): {table_pps:.0} positions/s per thread wall-clock, {table_cpu:.0} per CPU-second ({:.2} us each; pattern indices {:.2} us = {:.1}% of wall-clock) [load {load0} -> {}]",
+        "table evaluator (F = {}, {simd}): {table_pps:.0} positions/s per thread wall-clock, {table_cpu:.0} per CPU-second ({:.2} us each; pattern indices {:.2} us = {:.1}% of wall-clock) [load {load0} -> {}]",
         net.weights().features,
         1e6 / table_pps,
         index_s * 1e6,
