@@ -380,25 +380,27 @@ mod tests {
             ("lianhuan", "lianhuan"),
             ("yamaguchi", "fifth-n"),
             ("black-sets", "black-sets"),
-            ("linepattern", "rif"),
+            ("resnet-cpu", "rif"),
         ];
         for (name, protocol) in expected {
             let c = RunConfig::load(&dir.join(format!("{name}.toml"))).unwrap();
             assert_eq!(c.game.protocol.to_string(), protocol, "{name}");
             assert_eq!((c.game.size, c.game.rule), (15, Rule::Renju), "{name}");
         }
+        // The default run: the line-pattern net (it learned fastest on the CPU budget, README).
         let quick = RunConfig::load(&dir.join("quick.toml")).unwrap();
-        assert_eq!((quick.training.net.blocks, quick.training.net.channels), (6, 64), "quick uses the quick net");
-        // Two cores: one libtorch thread for training, one for inference; the rate decays.
+        assert_eq!(quick.training.net, renju_trainer::NetConfig::preset("linepattern").unwrap());
+        // Two cores: one libtorch thread for training, one for inference.
         assert_eq!((quick.training.intra_op_threads, quick.server.intra_op_threads), (1, 1));
-        let s = &quick.training.schedule;
-        assert!(s.at(5000) < 0.2 * s.at(500), "quick's learning rate decays: {s:?}");
         let standard = RunConfig::load(&dir.join("standard.toml")).unwrap();
         assert_eq!(standard.training.net, renju_trainer::NetConfig::preset("standard").unwrap());
-        let lp = RunConfig::load(&dir.join("linepattern.toml")).unwrap();
-        assert_eq!(lp.training.net, renju_trainer::NetConfig::preset("linepattern").unwrap());
+        let resnet = RunConfig::load(&dir.join("resnet-cpu.toml")).unwrap();
+        assert_eq!((resnet.training.net.blocks, resnet.training.net.channels), (2, 32), "the 2 x 32 tower");
+        assert_eq!((resnet.training.intra_op_threads, resnet.server.intra_op_threads), (1, 1));
+        let s = &resnet.training.schedule;
+        assert!(s.at(5000) < 0.2 * s.at(500), "resnet-cpu's learning rate decays: {s:?}");
         assert_eq!(
-            (lp.game.stone_cap, lp.training.device),
+            (resnet.game.stone_cap, resnet.training.device),
             (quick.game.stone_cap, quick.training.device),
             "same game and device as quick"
         );
