@@ -155,12 +155,7 @@ fn repair_torn_last_line(run: &RunDir, path: &Path, text: &mut String) -> Result
     }
     let cut = text.rfind('\n').map_or(0, |i| i + 1);
     if serde_json::from_str::<serde_json::Value>(&text[cut..]).is_ok() {
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(path)
-            .with_context(|| format!("opening {}", path.display()))?;
-        std::io::Write::write_all(&mut f, b"\n").with_context(|| format!("writing {}", path.display()))?;
-        f.sync_data().with_context(|| format!("syncing {}", path.display()))?;
+        append_line(path, "")?; // just the newline, synced
         text.push('\n');
         return Ok(());
     }
