@@ -9,6 +9,9 @@
 //!   symmetry augmentation, loss, backward, clipping, SGD-Nesterov step, statistics) against a
 //!   raw loop of forward + the same loss + backward + the same optimiser step on random tensors
 //!   already on the device. The ratio is the share of compute the pipeline keeps (target >= 90%).
+//!   For a line-pattern preset the raw loop also runs through the board convolutions
+//!   (`LinePath::Board`) to show what the training path's pattern gather saves. Positions are
+//!   random RIF midgames (0..=60 stones).
 //! - Inference: `ModelEvaluator::evaluate` on `&[f32]` inputs (copy in, forward, softmax, copy
 //!   out) against a raw no-grad forward on tensors already on the device, same batch.
 
@@ -19,6 +22,7 @@ use renju_selfplay::encode::{NUM_GLOBALS, NUM_PLANES};
 use renju_selfplay::eval::Evaluator;
 use renju_selfplay::record::{EndReason, GameMeta, GameResult, PositionRecord, ShardWriter};
 use renju_trainer::config::{DeviceChoice, NetConfig, TrainerConfig, WindowConfig};
+use renju_trainer::linenet::LinePath;
 use renju_trainer::net::{Net, NetShape};
 use renju_trainer::optim::Optimizer;
 use renju_trainer::{ModelEvaluator, RunDir, Trainer};
@@ -38,20 +42,18 @@ fn write_shards(dir: &std::path::Path, shards: usize, per_shard: usize) -> Resul
     let mut k = 0usize;
     for _ in 0..shards {
         let mut w = ShardWriter::new(SIZE, Rule::Renju, Protocol::Free { centre: true }, "bench");
+        // Random RIF midgames (0..=60 stones, every decision kind), as self-play records them.
+        let (planes, globals) = renju_selfplay::encode::random_positions(per_shard, SIZE, 0..=60, k as u64);
         let positions = (0..per_shard)
-            .map(|_| {
+            .map(|i| {
                 k += 1;
-                let mut planes = vec![0u8; NUM_PLANES * p];
-                for j in 0..30 {
-                    planes[(j % 2) * p + (k * 31 + j * 17) % p] = 1;
-                }
                 let mut policy = vec![0f32; a];
                 for j in 0..8 {
                     policy[(k * 7 + j * 29) % p] = 0.125;
                 }
                 PositionRecord {
-                    planes,
-                    globals: vec![0.5; NUM_GLOBALS],
+                    planes: planes[i * NUM_PLANES * p..(i + 1) * NUM_PLANES * p].iter().map(|&x| x as u8).collect(),
+                    globals: globals[i * NUM_GLOBALS..(i + 1) * NUM_GLOBALS].to_vec(),
                     policy,
                     value: [1.0, 0.0, 0.0],
                     root_value: 0.0,
@@ -117,12 +119,18 @@ fn main() -> Result<()> {
     let decayed: Vec<Tensor> =
         vs.variables().into_iter().filter(|(n, t)| renju_trainer::net::is_decayed(n, t)).map(|(_, t)| t).collect();
     let b = batch as i64;
-    let planes = Tensor::rand([b, shape.planes as i64, SIZE as i64, SIZE as i64], (Kind::Float, dev)).round();
-    let globals = Tensor::rand([b, shape.globals as i64], (Kind::Float, dev));
+    let (pl_raw, gl_raw) = renju_selfplay::encode::random_positions(batch, SIZE, 0..=60, 99);
+    let planes = Tensor::from_slice(&pl_raw).view([b, shape.planes as i64, SIZE as i64, SIZE as i64]).to_device(dev);
+    let globals = Tensor::from_slice(&gl_raw).view([b, shape.globals as i64]).to_device(dev);
     let target_p = Tensor::rand([b, shape.actions as i64], (Kind::Float, dev)).softmax(-1, Kind::Float);
     let target_v = Tensor::rand([b, 3], (Kind::Float, dev)).softmax(-1, Kind::Float);
-    let raw_step = |opt: &mut Optimizer| {
-        let (p, v) = net.forward(&planes, &globals, true);
+    // `board`: the line-pattern net through its board-convolution path (LinePath::Board) instead
+    // of the pattern-gather training path, to show what the gather saves.
+    let raw_step = |opt: &mut Optimizer, board: bool| {
+        let (p, v) = match (&net, board) {
+            (Net::Line(l), true) => l.forward(&planes, &globals, LinePath::Board),
+            _ => net.forward(&planes, &globals, true),
+        };
         let pl = -(&target_p * p.log_softmax(-1, Kind::Float)).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
         let vl = -(&target_v * v.log_softmax(-1, Kind::Float)).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
         let sq: Vec<Tensor> = decayed.iter().map(|w| w.square().sum(Kind::Float)).collect();
@@ -136,12 +144,16 @@ fn main() -> Result<()> {
 
     // Warm-up, then alternate rounds of both so they share the machine's noise.
     trainer.train_steps(2)?;
+    let line = matches!(net, Net::Line(_));
     for _ in 0..2 {
-        let _ = raw_step(&mut opt);
+        let _ = raw_step(&mut opt, false);
+        if line {
+            let _ = raw_step(&mut opt, true);
+        }
     }
     let rounds = 5u64;
     let per_round = steps.div_ceil(rounds).max(1);
-    let (mut t_trainer, mut t_raw) = (0.0, 0.0);
+    let (mut t_trainer, mut t_raw, mut t_board) = (0.0, 0.0, 0.0);
     let mut m = Default::default();
     for _ in 0..rounds {
         let t = Instant::now();
@@ -150,15 +162,24 @@ fn main() -> Result<()> {
         let t = Instant::now();
         let mut last = Tensor::zeros([], (Kind::Float, dev));
         for _ in 0..per_round {
-            last = raw_step(&mut opt);
+            last = raw_step(&mut opt, false);
         }
         let _ = last.double_value(&[]); // synchronise
         t_raw += t.elapsed().as_secs_f64();
+        if line {
+            let t = Instant::now();
+            for _ in 0..per_round {
+                last = raw_step(&mut opt, true);
+            }
+            let _ = last.double_value(&[]);
+            t_board += t.elapsed().as_secs_f64();
+        }
     }
     let m: renju_trainer::TrainMetrics = m;
     let samples = (rounds * per_round) as f64 * batch as f64;
     let trainer_sps = samples / t_trainer;
     let raw_sps = samples / t_raw;
+    let board_sps = samples / t_board.max(1e-9);
 
     // ---- inference ----
     let mut ev = ModelEvaluator::load(&RunDir::new(run.path()).models(), dev)?;
@@ -193,6 +214,12 @@ fn main() -> Result<()> {
         "training:  Trainer {trainer_sps:.1} samples/s, raw loop {raw_sps:.1} samples/s, ratio {:.1}%",
         100.0 * trainer_sps / raw_sps
     );
+    if line {
+        println!(
+            "training:  raw loop through the board convolutions (LinePath::Board) {board_sps:.1} samples/s: the pattern gather is {:.1}x",
+            raw_sps / board_sps
+        );
+    }
     println!(
         "inference: ModelEvaluator {ev_pps:.1} positions/s, raw forward {raw_pps:.1} positions/s, ratio {:.1}%",
         100.0 * ev_pps / raw_pps

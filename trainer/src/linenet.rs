@@ -27,7 +27,7 @@ use crate::net::NetShape;
 use anyhow::{Context, Result};
 use renju_selfplay::encode::ENCODER_VERSION;
 use renju_selfplay::linepattern::{
-    canonical, cell, pattern_line, LinePatternWeights, StoneView, CANONICAL_PATTERNS, HALF, POINT_INPUTS,
+    canonical, cell, pattern_line, LineGeometry, LinePatternWeights, StoneView, CANONICAL_PATTERNS, HALF, POINT_INPUTS,
 };
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
@@ -35,12 +35,27 @@ use tch::{Device, Kind, Tensor};
 /// Layers of the line mapping (kernel 3 each: receptive field `2 * 5 + 1 = 11` cells).
 pub const LINE_LAYERS: usize = HALF;
 
+/// How [`LineNet::forward`] computes the line features. Both are the same function of the
+/// position (equal up to float rounding: a test compares outputs and gradients).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinePath {
+    /// The convolution stacks over the padded board (4 directions x 2 orientations): tensor
+    /// operations only, so it traces to TorchScript; the inference and export path.
+    Board,
+    /// The stacks over the distinct line patterns of the batch, gathered per point (see
+    /// `LineNet::pattern_features`): reads the stones on the host, so it does not trace; the
+    /// training path, several times faster on a CPU (docs/bench-linepattern.md).
+    Patterns,
+}
+
 /// The line-pattern network (variables on the `nn::VarStore` it was built on).
 pub struct LineNet {
     shape: NetShape,
     features: usize,
     value_hidden: usize,
     view: StoneView,
+    /// The pattern geometry of the board side (the pattern-gather path, [`LinePath::Patterns`]).
+    geometry: LineGeometry,
     /// Per decider colour (0 Black, 1 White): `(weight [Cout, Cin, 3], bias [Cout])` per layer.
     stacks: [Vec<(Tensor, Tensor)>; 2],
     point_embed: Tensor,
@@ -90,6 +105,7 @@ impl LineNet {
             features: f,
             value_hidden: h,
             view: StoneView::of_encoder(ENCODER_VERSION)?,
+            geometry: LineGeometry::new(shape.size),
             stacks: [stack(vs / "line_black"), stack(vs / "line_white")],
             point_embed: vs.randn("point_embed", &[POINT_INPUTS as i64, f as i64], 0.0, 0.1),
             global: linear(vs / "global", shape.globals, f),
@@ -143,8 +159,9 @@ impl LineNet {
     }
 
     /// Forward pass: `planes [n, C, S, S]`, `globals [n, G]` -> `(policy logits [n, A], value
-    /// logits [n, 3])`. Identical in training and inference.
-    pub fn forward(&self, planes: &Tensor, globals: &Tensor) -> (Tensor, Tensor) {
+    /// logits [n, 3])`. Identical in training and inference; `path` only chooses how the line
+    /// features are computed (the same function up to float rounding, see [`LinePath`]).
+    pub fn forward(&self, planes: &Tensor, globals: &Tensor, path: LinePath) -> (Tensor, Tensor) {
         let pl = |i: usize| planes.narrow(1, i as i64, 1);
         let (own, opp, black) = match self.view {
             StoneView::Absolute { black, white, decider_is_black } => {
@@ -156,24 +173,31 @@ impl LineNet {
                 (pl(own), pl(opp), planes.select(1, colour_plane as i64).amax([1, 2], false).gt(0.5))
             }
         };
-        let pad = [HALF as i64; 4];
-        // Shapes derive from the inputs (no batch-size constants), so a traced module takes any n.
-        let inside = own.ones_like().constant_pad_nd(pad);
-        let wall = inside.ones_like() - inside;
-        let x = Tensor::cat(&[Tensor::cat(&[&own, &opp], 1).constant_pad_nd(pad), wall], 1);
         let f = self.features as i64;
-        let bidx = black.nonzero().squeeze_dim(1);
-        let widx = black.logical_not().nonzero().squeeze_dim(1);
-        let fb = self.line_features(&x.index_select(0, &bidx), 0);
-        let fw = self.line_features(&x.index_select(0, &widx), 1);
-        let lines = own.zeros_like().repeat([1, f, 1, 1]).index_copy(0, &bidx, &fb).index_copy(0, &widx, &fw);
         let empty = own.ones_like() - &own - &opp;
+        let lines = match path {
+            LinePath::Board => {
+                let pad = [HALF as i64; 4];
+                // Shapes derive from the inputs (no batch-size constants), so a traced module
+                // takes any n.
+                let inside = own.ones_like().constant_pad_nd(pad);
+                let wall = inside.ones_like() - inside;
+                let x = Tensor::cat(&[Tensor::cat(&[&own, &opp], 1).constant_pad_nd(pad), wall], 1);
+                let bidx = black.nonzero().squeeze_dim(1);
+                let widx = black.logical_not().nonzero().squeeze_dim(1);
+                let fb = self.line_features(&x.index_select(0, &bidx), 0);
+                let fw = self.line_features(&x.index_select(0, &widx), 1);
+                let lines = own.zeros_like().repeat([1, f, 1, 1]).index_copy(0, &bidx, &fb).index_copy(0, &widx, &fw);
+                lines * &empty
+            }
+            LinePath::Patterns => self.pattern_features(&own, &opp, &black),
+        };
         let mut inputs = vec![own.shallow_clone(), opp.shallow_clone()];
         inputs.extend(self.view.extra_planes().iter().map(|&c| pl(c)));
         let inputs = Tensor::cat(&inputs, 1);
         let emb = inputs.permute([0, 2, 3, 1]).matmul(&self.point_embed).permute([0, 3, 1, 2]);
         let g = self.global.forward(globals).unsqueeze(-1).unsqueeze(-1);
-        let a = (lines * empty + emb + g).relu();
+        let a = (lines + emb + g).relu();
         let o = &a + a.conv2d(&self.dw_w, Some(&self.dw_b), [1, 1], [1, 1], [1, 1], f).relu();
         let place = self.policy.forward(&o.permute([0, 2, 3, 1])).flatten(1, -1);
         let pooled = Tensor::cat(&[o.mean_dim([2i64, 3].as_slice(), false, o.kind()), o.amax([2, 3], false)], 1);
@@ -182,30 +206,128 @@ impl LineNet {
         (policy, value)
     }
 
+    /// The summed line features `[m, F]` of `m` isolated 11-cell lines given one-hot as
+    /// `x: [m, 3, 1, 11]` (own, opponent, wall; empty cells all zero), colour `c`'s mapping over
+    /// both orientations: exactly a table row per line.
+    fn line_rows(&self, x: &Tensor, c: usize) -> Tensor {
+        let m = x.size()[0];
+        (self.run_stack(x, c, 0, false) + self.run_stack(x, c, 0, true)).view([m, self.features as i64])
+    }
+
+    /// One-hot lines `[m, 3, 1, 11]` (on `device`) of canonical patterns `ids`.
+    fn onehot_lines(ids: &[u32], device: Device) -> Tensor {
+        let len = 2 * HALF + 1;
+        let mut onehot = vec![0f32; ids.len() * 3 * len];
+        for (i, &id) in ids.iter().enumerate() {
+            for (k, &st) in pattern_line(id as usize).iter().enumerate() {
+                let ch = match st {
+                    cell::OWN => 0,
+                    cell::OPP => 1,
+                    cell::WALL => 2,
+                    _ => continue,
+                };
+                onehot[(i * 3 + ch) * len + k] = 1.0;
+            }
+        }
+        Tensor::from_slice(&onehot).view([ids.len() as i64, 3, 1, len as i64]).to_device(device)
+    }
+
+    /// Line features `[n, F, S, S]` (zero at occupied points) by pattern gathering: the host
+    /// reads each position's stones (`own`, `opp: [n, 1, S, S]`, `black: [n]` the decider
+    /// holds Black), finds the canonical pattern of every empty point and direction
+    /// ([`LineGeometry::raw_indices`], [`canonical`]), runs each colour's line mapping once per
+    /// *distinct* pattern of the batch ([`Self::line_rows`]), and sums the 4 rows of every point
+    /// (a gather; its backward is a scatter-add into the distinct rows). A batch of 64 midgames
+    /// holds a few thousand distinct patterns against `64 x 225 x 4` point-directions, and the
+    /// stack runs on 11-cell lines instead of the padded board.
+    fn pattern_features(&self, own: &Tensor, opp: &Tensor, black: &Tensor) -> Tensor {
+        let device = own.device();
+        let n = own.size()[0] as usize;
+        let pp = self.shape.points();
+        let host = |t: &Tensor| -> Vec<f32> {
+            let t = t.detach().to_kind(Kind::Float).to_device(Device::Cpu).contiguous().flatten(0, -1);
+            Vec::<f32>::try_from(&t).expect("a float tensor converts to Vec<f32>")
+        };
+        let (own_h, opp_h, black_h) = (host(own), host(opp), host(black));
+        let can = canonical();
+        // Dense map (colour, canonical id) -> position in that colour's distinct list.
+        let mut slot_of = vec![u32::MAX; 2 * CANONICAL_PATTERNS];
+        let mut distinct: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
+        // Per point-direction: the colour-tagged key, or u32::MAX at an occupied point.
+        let mut keys = vec![u32::MAX; n * pp * 4];
+        let mut cells = vec![cell::EMPTY; pp];
+        let mut raw = Vec::with_capacity(pp * 4);
+        for i in 0..n {
+            let c = if black_h[i] > 0.5 { 0 } else { 1 };
+            for (p, v) in cells.iter_mut().enumerate() {
+                *v = if own_h[i * pp + p] > 0.5 {
+                    cell::OWN
+                } else if opp_h[i * pp + p] > 0.5 {
+                    cell::OPP
+                } else {
+                    cell::EMPTY
+                };
+            }
+            self.geometry.raw_indices(&cells, &mut raw);
+            for p in 0..pp {
+                if cells[p] != cell::EMPTY {
+                    continue;
+                }
+                for d in 0..4 {
+                    let id = can.of_raw[raw[p * 4 + d] as usize];
+                    let key = (c * CANONICAL_PATTERNS) as u32 + id;
+                    if slot_of[key as usize] == u32::MAX {
+                        slot_of[key as usize] = distinct[c].len() as u32;
+                        distinct[c].push(id);
+                    }
+                    keys[(i * pp + p) * 4 + d] = key;
+                }
+            }
+        }
+        let (nb, nw) = (distinct[0].len(), distinct[1].len());
+        let zero_row = (nb + nw) as i64;
+        let index: Vec<i64> = keys
+            .iter()
+            .map(|&k| {
+                if k == u32::MAX {
+                    zero_row
+                } else if (k as usize) < CANONICAL_PATTERNS {
+                    slot_of[k as usize] as i64
+                } else {
+                    nb as i64 + slot_of[k as usize] as i64
+                }
+            })
+            .collect();
+        let f = self.features as i64;
+        let kind = own.kind();
+        let mut rows = Vec::with_capacity(3);
+        for (c, ids) in distinct.iter().enumerate() {
+            if !ids.is_empty() {
+                rows.push(self.line_rows(&Self::onehot_lines(ids, device).to_kind(kind), c));
+            }
+        }
+        rows.push(Tensor::zeros([1, f], (kind, device)));
+        let rows = Tensor::cat(&rows, 0);
+        let index = Tensor::from_slice(&index).to_device(device);
+        let s = self.shape.size as i64;
+        rows.index_select(0, &index)
+            .view([n as i64, pp as i64, 4, f])
+            .sum_dim_intlist(2, false, kind)
+            .permute([0, 2, 1])
+            .reshape([n as i64, f, s, s])
+    }
+
     /// The table row of every canonical pattern for decider colour `c`: `[CANONICAL_PATTERNS, F]`
     /// (the stack over both orientations of the isolated 11-cell line).
     fn table_rows(&self, c: usize) -> Result<Vec<f32>> {
         let mut out = Vec::with_capacity(CANONICAL_PATTERNS * self.features);
         let chunk = 8192;
         let device = self.point_embed.device();
-        for start in (0..CANONICAL_PATTERNS).step_by(chunk) {
-            let end = (start + chunk).min(CANONICAL_PATTERNS);
-            let m = end - start;
-            let mut onehot = vec![0f32; m * 3 * (2 * HALF + 1)];
-            for (i, id) in (start..end).enumerate() {
-                for (k, &st) in pattern_line(id).iter().enumerate() {
-                    let ch = match st {
-                        cell::OWN => 0,
-                        cell::OPP => 1,
-                        cell::WALL => 2,
-                        _ => continue,
-                    };
-                    onehot[(i * 3 + ch) * (2 * HALF + 1) + k] = 1.0;
-                }
-            }
-            let x = Tensor::from_slice(&onehot).view([m as i64, 3, 1, 2 * HALF as i64 + 1]).to_device(device);
-            let y = tch::no_grad(|| self.run_stack(&x, c, 0, false) + self.run_stack(&x, c, 0, true));
-            let y = y.view([m as i64, self.features as i64]).to_kind(Kind::Float).to_device(Device::Cpu);
+        let ids: Vec<u32> = (0..CANONICAL_PATTERNS as u32).collect();
+        for part in ids.chunks(chunk) {
+            let x = Self::onehot_lines(part, device);
+            let y = tch::no_grad(|| self.line_rows(&x, c));
+            let y = y.to_kind(Kind::Float).to_device(Device::Cpu).contiguous();
             out.extend(Vec::<f32>::try_from(&y.flatten(0, -1)).context("copying table rows")?);
         }
         Ok(out)

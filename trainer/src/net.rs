@@ -22,7 +22,7 @@
 //!   `linear -> relu -> linear(3)`: logits of win, draw, loss for the deciding player, `[n, 3]`.
 
 use crate::config::{NetConfig, NetKind};
-use crate::linenet::LineNet;
+use crate::linenet::{LineNet, LinePath};
 use anyhow::{ensure, Result};
 use serde::{Deserialize, Serialize};
 use tch::nn::{self, ModuleT};
@@ -250,11 +250,12 @@ impl Net {
 
     /// Forward pass. `planes: [n, C, S, S]`, `globals: [n, G]` (float, on the network's device
     /// and of its kind). Returns `(policy_logits [n, A], value_logits [n, 3])`; `train` selects
-    /// training mode (batch statistics in batch norm).
+    /// training mode (batch statistics in batch norm; the line-pattern net's pattern-gather path,
+    /// [`LinePath::Patterns`], which does not trace: `train = false` is the traceable path).
     pub fn forward(&self, planes: &Tensor, globals: &Tensor, train: bool) -> (Tensor, Tensor) {
         match self {
             Net::Res(n) => n.forward(planes, globals, train),
-            Net::Line(n) => n.forward(planes, globals),
+            Net::Line(n) => n.forward(planes, globals, if train { LinePath::Patterns } else { LinePath::Board }),
         }
     }
 

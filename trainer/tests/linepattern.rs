@@ -139,3 +139,66 @@ fn tiny_line_pattern_net_overfits_a_small_data_set() {
     let last = *m.step_losses.last().unwrap();
     assert!(last < 0.3, "final loss {last} (policy {}, value {})", m.policy_loss, m.value_loss);
 }
+
+#[test]
+fn pattern_gather_path_equals_the_board_convolutions_in_outputs_and_gradients() {
+    use renju_trainer::linenet::{LineNet, LinePath};
+    use renju_trainer::NetShape;
+    use tch::{nn, Device, Kind, Tensor};
+    tch::manual_seed(5);
+    let vs = nn::VarStore::new(Device::Cpu);
+    let net =
+        LineNet::new(&vs.root(), &NetConfig::preset("linepattern-tiny").unwrap(), NetShape::current(SIZE)).unwrap();
+    // Biases start at zero; move every variable off its initial value so no term vanishes.
+    tch::no_grad(|| {
+        for (_, mut v) in vs.variables() {
+            let _ = v.f_add_(&(v.randn_like() * 0.05)).unwrap();
+        }
+    });
+    let n = 48;
+    let (planes, globals) = random_positions(n, 11);
+    let pl = Tensor::from_slice(&planes).view([n as i64, NUM_PLANES as i64, SIZE as i64, SIZE as i64]);
+    let gl = Tensor::from_slice(&globals).view([n as i64, NUM_GLOBALS as i64]);
+    let a = action_space_size(SIZE) as i64;
+    // Both deciding colours and both empty and crowded boards are in the sample.
+    let colour = pl.select(1, renju_selfplay::encode::plane::DECIDER_IS_BLACK as i64).amax([1, 2], false);
+    let blacks = colour.sum(Kind::Float).double_value(&[]) as usize;
+    assert!(blacks > 0 && blacks < n, "{blacks} of {n} positions have Black deciding");
+    let wp = Tensor::randn([n as i64, a], (Kind::Float, Device::Cpu));
+    let wv = Tensor::randn([n as i64, 3], (Kind::Float, Device::Cpu));
+    let run = |path: LinePath| -> (Tensor, Tensor, Vec<(String, Tensor)>) {
+        for (_, v) in vs.variables() {
+            let mut g = v.grad();
+            if g.defined() {
+                let _ = g.zero_();
+            }
+        }
+        let (p, v) = net.forward(&pl, &gl, path);
+        ((&p * &wp).sum(Kind::Float) + (&v * &wv).sum(Kind::Float)).backward();
+        let mut grads: Vec<(String, Tensor)> =
+            vs.variables().into_iter().map(|(k, v)| (k, v.grad().detach().copy())).collect();
+        grads.sort_by(|x, y| x.0.cmp(&y.0));
+        (p.detach(), v.detach(), grads)
+    };
+    let (pb, vb, gb) = run(LinePath::Board);
+    let (pp, vp, gp) = run(LinePath::Patterns);
+    let max_diff = |x: &Tensor, y: &Tensor| (x - y).abs().max().double_value(&[]);
+    let scale = |x: &Tensor| x.abs().max().double_value(&[]).max(1.0);
+    assert!(max_diff(&pb, &pp) < 1e-4 * scale(&pb), "policy logits differ by {}", max_diff(&pb, &pp));
+    assert!(max_diff(&vb, &vp) < 1e-4 * scale(&vb), "value logits differ by {}", max_diff(&vb, &vp));
+    assert_eq!(gb.len(), gp.len());
+    let mut line_grads = 0;
+    for ((name, x), (_, y)) in gb.iter().zip(&gp) {
+        assert!(
+            max_diff(x, y) < 1e-3 * scale(x),
+            "gradient of {name} differs by {} (scale {})",
+            max_diff(x, y),
+            scale(x)
+        );
+        if name.starts_with("line_") && x.abs().max().double_value(&[]) > 0.0 {
+            line_grads += 1;
+        }
+    }
+    // Both colours' line mappings (5 layers, weight and bias) received a gradient.
+    assert_eq!(line_grads, 20, "line-mapping variables with a gradient");
+}
