@@ -21,6 +21,12 @@
 //!
 //! No batch norm: the forward pass is the same in training and inference, which is what lets
 //! the table evaluator reproduce it.
+//!
+//! Two ways to compute the line features, one function ([`LinePath`]): on the padded board
+//! (tensor operations only: inference and the TorchScript trace), and, for training and the
+//! table export, once per distinct line pattern of the batch and, inside the stack, once per
+//! distinct window of each layer (`LineNet::line_rows`), gathered back per point. The second is
+//! about 15x faster on a CPU (docs/bench-linepattern.md).
 
 use crate::config::NetConfig;
 use crate::net::NetShape;
