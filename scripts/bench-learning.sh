@@ -15,7 +15,7 @@
 # An A/B pair at once, each run pinned to its own core (taskset; the curve then plays one game at
 # a time): the same budget and machine for both sides, half the compute of a whole-machine run.
 #   CPUS=0 RUN=runs/ab-a bash scripts/bench-learning.sh & CPUS=1 SET=... RUN=runs/ab-b bash scripts/bench-learning.sh
-# EVERY=auto puts generation 0, the middle one and the newest on the curve (the cost of a point
+# EVERY=auto puts generation 0, the (kept) middle one and the newest on the curve (the cost of a point
 # grows with the network: a 6x64 ResNet at 32 playouts takes ~10 s a game on one core).
 # RIF26=1 also plays the newest generation against both opponents from the 26 RIF openings
 # (`arena --openings rif26`: for comparing engines, not for measuring learning).
@@ -51,9 +51,11 @@ set +f
 LATEST="$(cat "$RUN/models/LATEST")"
 echo "latest generation: $LATEST"
 if [ "$EVERY" = auto ]; then
+    # The published generation nearest the middle (pipeline.keep_generations_every may have
+    # pruned the others); the curve takes the generations divisible by it, and the newest.
     N=$((10#${LATEST#gen-}))
-    EVERY=$(((N + 1) / 2))
-    [ "$EVERY" -ge 1 ] || EVERY=1
+    EVERY=$(ls "$RUN/models" | sed -n 's/^gen-0*\([0-9][0-9]*\)$/\1/p' |
+        awk -v m=$(((N + 1) / 2)) '$1 > 0 { d = $1 - m; if (d < 0) d = -d; if (!b || d < bd) { b = $1; bd = d } } END { print (b ? b : 1) }')
 fi
 "${PIN[@]}" "$BIN" curve --run "$RUN" "${THREADS[@]}" --every-generations "$EVERY" --games "$GAMES" --playouts "$PLAYOUTS" --explore "$EXPLORE" \
     --opponent heuristic --opponent gen:0

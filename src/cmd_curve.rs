@@ -29,7 +29,8 @@ pub struct CurveArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Put every K-th generation on the curve (generation numbers divisible by K), and the
-    /// newest one unless --follow.
+    /// newest one unless --follow. On a run that prunes old generations
+    /// (`pipeline.keep_generations_every`), use a multiple of that: the others disappear.
     #[arg(long, default_value_t = 1)]
     pub every_generations: u64,
     /// Games per match (generation against one opponent), colours alternating.

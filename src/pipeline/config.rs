@@ -73,6 +73,14 @@ pub struct PipelineConfig {
     /// Stop the gate match early with Wald's SPRT (elo0 = 0, elo1 = 35, alpha = beta = 0.05).
     /// Default true.
     pub gate_sprt: bool,
+    /// Local retention of published generations: once
+    /// [`KEEP_NEWEST_GENERATIONS`](renju_trainer::model::KEEP_NEWEST_GENERATIONS) newer ones
+    /// exist, a generation is deleted unless its number is a multiple of this (generation 0
+    /// always stays; the object store of a remote run keeps everything). Default 1: every
+    /// generation is kept. A line-pattern generation holds its 17 MB table (F = 32), and a CPU
+    /// run that publishes every few seconds would otherwise write gigabytes an hour. The curve
+    /// then needs `--every-generations` a multiple of this.
+    pub keep_generations_every: u64,
 }
 
 impl Default for PipelineConfig {
@@ -87,6 +95,7 @@ impl Default for PipelineConfig {
             gate_playouts: 64,
             gate_min_score: GateConfig::default().min_score,
             gate_sprt: GateConfig::default().sprt.is_some(),
+            keep_generations_every: 1,
         }
     }
 }
@@ -154,6 +163,10 @@ impl RunConfig {
         anyhow::ensure!(
             pipeline.steps_per_generation >= 1,
             "{origin}: pipeline.steps_per_generation must be at least 1"
+        );
+        anyhow::ensure!(
+            pipeline.keep_generations_every >= 1,
+            "{origin}: pipeline.keep_generations_every must be at least 1 (1 keeps every generation)"
         );
         anyhow::ensure!(pipeline.steps_per_round >= 1, "{origin}: pipeline.steps_per_round must be at least 1");
         anyhow::ensure!(pipeline.games_per_shard >= 1, "{origin}: pipeline.games_per_shard must be at least 1");
@@ -392,6 +405,11 @@ mod tests {
         assert_eq!(quick.training.net, renju_trainer::NetConfig::preset("linepattern").unwrap());
         // Two cores: one libtorch thread for training, one for inference.
         assert_eq!((quick.training.intra_op_threads, quick.server.intra_op_threads), (1, 1));
+        // It publishes every few seconds, 17 MB each: older generations are thinned out.
+        assert_eq!(quick.pipeline.keep_generations_every, 20);
+        assert_eq!(RunConfig::parse("", "defaults").unwrap().pipeline.keep_generations_every, 1);
+        let err = RunConfig::parse("[pipeline]\nkeep_generations_every = 0\n", "zero").unwrap_err();
+        assert!(format!("{err:#}").contains("pipeline.keep_generations_every must be at least 1"), "{err:#}");
         let standard = RunConfig::load(&dir.join("standard.toml")).unwrap();
         assert_eq!(standard.training.net, renju_trainer::NetConfig::preset("standard").unwrap());
         let resnet = RunConfig::load(&dir.join("resnet-cpu.toml")).unwrap();

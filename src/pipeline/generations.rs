@@ -13,6 +13,16 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// Generations listed one by one in a [`GenerationLine`]'s `samples_by_generation`.
+pub(crate) const BY_GENERATION_KEPT: usize = 20;
+
+/// Splits a tally by generation into its newest `keep` entries and the sum of the rest.
+pub(crate) fn newest_generations(tally: &BTreeMap<i64, u64>, keep: usize) -> (BTreeMap<i64, u64>, u64) {
+    let older = tally.len().saturating_sub(keep);
+    let rest = tally.values().take(older).sum();
+    (tally.iter().skip(older).map(|(&g, &n)| (g, n)).collect(), rest)
+}
+
 /// One line of `generations.jsonl`.
 #[derive(Serialize)]
 pub(crate) struct GenerationLine {
@@ -23,8 +33,12 @@ pub(crate) struct GenerationLine {
     pub(crate) samples_trained: u64,
     pub(crate) total_samples: u64,
     pub(crate) window_samples: u64,
-    /// Recorded positions in `selfplay/` by the generation that played them.
+    /// Recorded positions in `selfplay/` by the generation that played them: the newest
+    /// [`BY_GENERATION_KEPT`] generations that played any (a run publishing every few seconds
+    /// would otherwise write a line that grows with every generation).
     pub(crate) samples_by_generation: BTreeMap<i64, u64>,
+    /// Recorded positions of the older generations, together.
+    pub(crate) samples_older_generations: u64,
     /// Self-play games in `selfplay/` so far.
     pub(crate) selfplay_games: u64,
     /// Statistics of the games that reached `selfplay/` since the previous line.
@@ -182,6 +196,17 @@ pub(crate) fn list_shards_or_empty(dir: &Path) -> Result<Vec<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tally_keeps_the_newest_generations_and_sums_the_rest() {
+        let tally: BTreeMap<i64, u64> = (0..30).map(|g| (g, 10 + g as u64)).collect();
+        let (newest, older) = newest_generations(&tally, 20);
+        assert_eq!(newest.keys().copied().collect::<Vec<_>>(), (10..30).collect::<Vec<_>>());
+        assert_eq!(newest[&29], 39);
+        assert_eq!(older, (0..10).map(|g| 10 + g).sum::<u64>()); // 145
+        let (all, none) = newest_generations(&tally, 50);
+        assert_eq!((all.len(), none), (30, 0));
+    }
 
     #[test]
     fn a_torn_last_line_is_cut_and_the_missing_generations_recovered() {

@@ -10,13 +10,15 @@
 use super::config::RunConfig;
 use super::gate::gate_candidate;
 use super::generations::{
-    append_generation_line, recover_generation_lines, GenerationLine, GenerationTally, SelfplayLine,
+    append_generation_line, newest_generations, recover_generation_lines, GenerationLine, GenerationTally,
+    SelfplayLine, BY_GENERATION_KEPT,
 };
 use super::progress::bar;
 use super::stop::{say, Stop, StopWhen};
 use anyhow::{Context, Result};
 use indicatif::{MultiProgress, ProgressBar};
 use renju_selfplay::gamestats::GameStats;
+use renju_trainer::model::prune_generations;
 use renju_trainer::trainer::{TrainMetrics, Trainer};
 use renju_trainer::RunDir;
 use std::time::{Duration, Instant};
@@ -164,13 +166,21 @@ impl<'a> TrainerLoop<'a> {
         self.gen = self.trainer.publish()?;
         self.run.sync_generations_out()?;
         self.log_generation()?;
+        let pruned = prune_generations(&self.run.models(), self.cfg.pipeline.keep_generations_every)?;
+        if !pruned.is_empty() {
+            self.run.note(&format!(
+                "pruned generation(s) {pruned:?} (pipeline.keep_generations_every = {})",
+                self.cfg.pipeline.keep_generations_every
+            ))?;
+        }
         Ok(true)
     }
 
     /// Appends the just-published generation to `generations.jsonl` and `train.log` and shows it.
     fn log_generation(&mut self) -> Result<()> {
         let status = self.trainer.window_status();
-        let samples_by_generation = self.tally.update(&self.run.selfplay())?;
+        let (samples_by_generation, samples_older_generations) =
+            newest_generations(&self.tally.update(&self.run.selfplay())?, BY_GENERATION_KEPT);
         let stats = GameStats::of(&self.tally.take_new_games());
         let seconds = self.last_line.elapsed().as_secs_f64();
         self.last_line = Instant::now();
@@ -188,6 +198,7 @@ impl<'a> TrainerLoop<'a> {
             total_samples: status.total_samples,
             window_samples: status.window_samples,
             samples_by_generation,
+            samples_older_generations,
             selfplay_games: self.tally.games,
             selfplay,
             loss: last.loss,
@@ -197,7 +208,7 @@ impl<'a> TrainerLoop<'a> {
         };
         append_generation_line(self.run, &line)?;
         let summary = format!(
-            "generation {} published at step {} | loss {:.4} (policy {:.4}, value {:.4}) | samples {} (window {}) | by generation {:?}\n  \
+            "generation {} published at step {} | loss {:.4} (policy {:.4}, value {:.4}) | samples {} (window {}) | by generation {:?}{}\n  \
              self-play since the last generation: {:.2} games/s | {}",
             self.gen,
             line.step,
@@ -206,7 +217,11 @@ impl<'a> TrainerLoop<'a> {
             line.value_loss,
             line.total_samples,
             line.window_samples,
-            line.samples_by_generation,
+            newest_generations(&line.samples_by_generation, 5).0,
+            match line.samples_older_generations + newest_generations(&line.samples_by_generation, 5).1 {
+                0 => String::new(),
+                n => format!(" and {n} from older generations"),
+            },
             line.selfplay.games_per_sec,
             stats.summary()
         );

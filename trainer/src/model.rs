@@ -380,6 +380,36 @@ pub fn list_generations(models_dir: &Path) -> Result<Vec<u64>> {
     Ok(gens)
 }
 
+/// Generations [`prune_generations`] never deletes: the newest this many (self-play workers,
+/// the curve and matches may still be loading them).
+pub const KEEP_NEWEST_GENERATIONS: u64 = 10;
+
+/// Local retention of published generations: deletes every generation directory of
+/// `models_dir` that has at least [`KEEP_NEWEST_GENERATIONS`] newer ones and whose number is not
+/// a multiple of `every` (generation 0 always stays). Each is renamed to a `.tmp-pruned-*` name
+/// first, so a half-deleted directory never looks like a generation. `every <= 1` deletes
+/// nothing. Returns the deleted generations, ascending. Errors name the directory that could not
+/// be removed.
+pub fn prune_generations(models_dir: &Path, every: u64) -> Result<Vec<u64>> {
+    if every <= 1 {
+        return Ok(Vec::new());
+    }
+    let gens = list_generations(models_dir)?;
+    let Some(&newest) = gens.last() else { return Ok(Vec::new()) };
+    let mut pruned = Vec::new();
+    for g in gens {
+        if g + KEEP_NEWEST_GENERATIONS > newest || g % every == 0 {
+            continue;
+        }
+        let dir = models_dir.join(generation_dir_name(g));
+        let doomed = models_dir.join(format!(".tmp-pruned-{}-{}", generation_dir_name(g), std::process::id()));
+        std::fs::rename(&dir, &doomed).with_context(|| format!("pruning {}", dir.display()))?;
+        std::fs::remove_dir_all(&doomed).with_context(|| format!("removing {}", doomed.display()))?;
+        pruned.push(g);
+    }
+    Ok(pruned)
+}
+
 /// Publishes `vs` as generation `config.generation` under `models_dir`: writes everything into
 /// a temporary directory, renames it to `gen-NNNNNN` (refusing to replace an existing one), then
 /// updates `LATEST` (temp file + rename). Returns the new directory.

@@ -352,3 +352,32 @@ fn a_version_1_model_still_loads_and_plays() {
     let best = m.root_children().into_iter().max_by_key(|c| c.1).unwrap().0;
     assert!(g.is_legal(renju_selfplay::action::action_from_index(best, SIZE).unwrap()));
 }
+
+#[test]
+fn pruning_keeps_the_newest_ten_and_every_kth_generation() {
+    use renju_trainer::model::{list_generations, prune_generations};
+    let dir = tempfile::tempdir().unwrap();
+    for g in 0..=30u64 {
+        let d = dir.path().join(format!("gen-{g:06}"));
+        std::fs::create_dir(&d).unwrap();
+        std::fs::write(d.join("config.json"), b"{}").unwrap();
+    }
+    std::fs::write(dir.path().join("LATEST"), b"gen-000030\n").unwrap();
+    // every = 1 keeps everything.
+    assert!(prune_generations(dir.path(), 1).unwrap().is_empty());
+    assert_eq!(list_generations(dir.path()).unwrap().len(), 31);
+    // every = 7: of 0..=20 (those with 10 newer ones) only multiples of 7 stay; 21..=30 stay.
+    let pruned = prune_generations(dir.path(), 7).unwrap();
+    let expected_pruned: Vec<u64> = (1..=20).filter(|g| g % 7 != 0).collect();
+    assert_eq!(pruned, expected_pruned);
+    let mut kept = vec![0, 7, 14];
+    kept.extend(21..=30);
+    assert_eq!(list_generations(dir.path()).unwrap(), kept);
+    // Nothing else is left behind (no half-deleted directories), LATEST untouched.
+    let names: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(names.len(), kept.len() + 1, "{names:?}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("LATEST")).unwrap(), "gen-000030\n");
+    // Idempotent.
+    assert!(prune_generations(dir.path(), 7).unwrap().is_empty());
+}
