@@ -63,6 +63,8 @@ pub fn run(args: TrainArgs) -> anyhow::Result<i32> {
         let stem = args.config.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
         PathBuf::from("runs").join(stem)
     });
+    // A bad config or override is an error before the run directory is made.
+    pipeline::check_config(&args.config, &args.common.sets)?;
     // Before anything is written: one trainer per run directory.
     let _lock = RunDir::new(&run_path).lock_trainer()?;
     let (dir, cfg) = open_run(&run_path.to_string_lossy(), Some(&args.config), &args.common.sets, args.common.force)?;
@@ -79,6 +81,9 @@ pub fn run(args: TrainArgs) -> anyhow::Result<i32> {
 pub fn run_trainer(args: TrainerArgs) -> anyhow::Result<i32> {
     // One trainer per run: a local run is locked before anything is written; a remote run's
     // store is guarded by its lease, and its local cache is locked once `open_run` has made it.
+    if let Some(config) = &args.config {
+        pipeline::check_config(config, &args.common.sets)?;
+    }
     let local_lock = if is_remote(&args.run) { None } else { Some(RunDir::new(Path::new(&args.run)).lock_trainer()?) };
     let (dir, cfg) = open_run(&args.run, args.config.as_deref(), &args.common.sets, args.common.force)?;
     let _lock = match local_lock {

@@ -255,3 +255,30 @@ fn a_read_only_run_directory_is_a_clear_error_naming_the_path() {
     let left: Vec<_> = std::fs::read_dir(&run).unwrap().flatten().map(|e| e.file_name()).collect();
     assert_eq!(left, vec![std::ffi::OsString::from("config.toml")]);
 }
+
+#[test]
+fn a_bad_config_is_named_and_leaves_no_run_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("bad.toml");
+    std::fs::write(&config, "[pipeline]\nsteps_per_generation = 10\nno_such_key = 3\n").unwrap();
+    let run = tmp.path().join("run");
+    let out = bin().args(["train", "--config"]).arg(&config).arg("--run").arg(&run).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no_such_key") && err.contains("bad.toml"), "{err}");
+    assert!(!run.exists(), "a rejected config must not create {}", run.display());
+    // A bad override, the same.
+    std::fs::write(&config, "[pipeline]\nsteps_per_generation = 10\n").unwrap();
+    let out = bin()
+        .args(["train", "--config"])
+        .arg(&config)
+        .arg("--run")
+        .arg(&run)
+        .args(["--set", "pipeline.keep_generations_every=0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("keep_generations_every must be at least 1"), "{err}");
+    assert!(!run.exists());
+}

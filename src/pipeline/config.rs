@@ -275,15 +275,29 @@ pub fn open_run(run: &str, config: Option<&Path>, sets: &[String], force: bool) 
         }
         None => dir.config(),
     };
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading config {}", path.display()))?;
-    let (text, origin) = if sets.is_empty() {
-        (text, path.display().to_string())
-    } else {
-        (apply_overrides(&text, sets)?, format!("{} with --set {}", path.display(), sets.join(" --set ")))
-    };
+    let (text, origin) = read_config_text(&path, sets)?;
     let cfg = open_with_text(&dir, &text, &origin, force)?;
     dir.sync_config_out(force)?;
     Ok((dir, cfg))
+}
+
+/// The text of config file `path` with the `sets` overrides applied, and its origin for error
+/// messages (`PATH with --set K=V ...`). Errors name the file or the bad override.
+pub fn read_config_text(path: &Path, sets: &[String]) -> Result<(String, String)> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading config {}", path.display()))?;
+    Ok(if sets.is_empty() {
+        (text, path.display().to_string())
+    } else {
+        (apply_overrides(&text, sets)?, format!("{} with --set {}", path.display(), sets.join(" --set ")))
+    })
+}
+
+/// Parses and validates config file `path` with the `sets` overrides without touching any run
+/// directory: `train` calls it before it creates (and locks) the run, so a bad config leaves
+/// nothing behind.
+pub fn check_config(path: &Path, sets: &[String]) -> Result<RunConfig> {
+    let (text, origin) = read_config_text(path, sets)?;
+    RunConfig::parse(&text, &origin)
 }
 
 /// Applies `section.key=value` overrides (`--set`, e.g. `training.net.blocks=2`,

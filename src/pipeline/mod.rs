@@ -32,7 +32,7 @@ mod selfplay_half;
 pub mod stop;
 mod trainer_half;
 
-pub use config::{open_run, RunConfig};
+pub use config::{check_config, open_run, RunConfig};
 pub use renju_trainer::RunDir;
 pub use selfplay_half::selfplay_loop;
 pub use stop::{say, Stop, StopWhen};
