@@ -19,6 +19,9 @@
 # grows with the network: a 6x64 ResNet at 32 playouts takes ~10 s a game on one core).
 # RIF26=1 also plays the newest generation against both opponents from the 26 RIF openings
 # (`arena --openings rif26`: for comparing engines, not for measuring learning).
+# The whole body is one block, read before it runs: editing this file during a 30-minute
+# measurement cannot change or break the running one.
+{
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
@@ -67,3 +70,5 @@ if [ -n "${RIF26:-}" ]; then
         cat "$RUN/arena-$OPP/report.md"
     done
 fi
+exit
+}
