@@ -2,16 +2,19 @@
 //! restarts (issue 13 §3), checked from the files alone. Used by `scripts/soak.sh` after its kill
 //! loop and by the suite's shorter fault-injection test.
 //!
-//! Invariants: the published generations are `0..=n`, each once; every one loads (weights and
+//! Invariants: the published generations are `0..=n`, each once (with
+//! `pipeline.keep_generations_every = M`: at least 0, the multiples of M and the newest 10 of
+//! them); every one present loads (weights and
 //! config through [`load_model`], the TorchScript file through `CModule::load`); `models/LATEST`
 //! names generation `n`; every `selfplay/*.npz` reads (refused ones sit in `selfplay/rejected/`);
 //! the trainer step never goes back (session start steps in `train.log` do not decrease, and each
 //! generation was trained for more steps than the one before); `generations.jsonl` names
-//! generations `1..=n` once each, in order.
+//! generations `1..=n` once each, in order (pruned ones included).
 
+use super::config::RunConfig;
 use anyhow::{Context, Result};
 use renju_selfplay::record::read_shard;
-use renju_trainer::model::{list_generations, load_model, LATEST_FILE, TORCHSCRIPT_FILE};
+use renju_trainer::model::{list_generations, load_model, KEEP_NEWEST_GENERATIONS, LATEST_FILE, TORCHSCRIPT_FILE};
 use renju_trainer::RunDir;
 
 /// What [`check_run`] found: counts, and every broken invariant as a sentence.
@@ -37,9 +40,20 @@ pub fn check_run(run: &RunDir) -> Result<RunCheck> {
     let mut c = RunCheck::default();
     let gens = list_generations(&run.models())?;
     c.generations = gens.len();
-    let expected: Vec<u64> = (0..gens.len() as u64).collect();
-    if gens != expected {
-        c.problems.push(format!("generations are not 0..={}, once each: {gens:?}", gens.len().saturating_sub(1)));
+    // With `pipeline.keep_generations_every = M` (the run's config.toml; 1 when it has none) the
+    // generations of 0..=n that must exist are 0, the multiples of M and the newest
+    // KEEP_NEWEST_GENERATIONS; others may still be there (a kill between publishing and pruning).
+    let every = RunConfig::load(&run.config()).map(|c| c.pipeline.keep_generations_every).unwrap_or(1).max(1);
+    let newest = gens.last().copied().unwrap_or(0);
+    let required: Vec<u64> = (0..=newest).filter(|&g| g % every == 0 || g + KEEP_NEWEST_GENERATIONS > newest).collect();
+    let missing: Vec<u64> = required.iter().copied().filter(|g| gens.binary_search(g).is_err()).collect();
+    if !missing.is_empty() {
+        let kept = if every > 1 {
+            format!(" (keep_generations_every = {every}: 0, the multiples of {every} and the newest {KEEP_NEWEST_GENERATIONS})")
+        } else {
+            String::new()
+        };
+        c.problems.push(format!("generations {missing:?} of 0..={newest} are missing{kept}: {gens:?}"));
     }
     let mut last_steps: Option<(u64, u64)> = None;
     for &g in &gens {
@@ -130,8 +144,56 @@ fn check_logs(run: &RunDir, gens: &[u64], c: &mut RunCheck) {
             Err(e) => c.problems.push(format!("generations.jsonl line {}: not JSON ({e})", i + 1)),
         }
     }
-    let want: Vec<u64> = gens.iter().copied().filter(|&g| g > 0).collect();
+    // Every published generation has its line, pruned ones included.
+    let want: Vec<u64> = (1..=gens.last().copied().unwrap_or(0)).collect();
     if listed != want {
-        c.problems.push(format!("generations.jsonl lists generations {listed:?}, models/ holds {want:?} (besides 0)"));
+        c.problems.push(format!(
+            "generations.jsonl lists generations {listed:?}, models/ holds {gens:?}: expected 1..={}",
+            want.len()
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run directory with `config.toml` (`keep_generations_every = every`) and empty
+    /// generation directories `gens` (they do not load: only the set is checked here).
+    fn fake_run(every: u64, gens: &[u64]) -> (tempfile::TempDir, RunDir) {
+        let d = tempfile::tempdir().unwrap();
+        let run = RunDir::new(d.path());
+        std::fs::write(run.config(), format!("[pipeline]\nkeep_generations_every = {every}\n")).unwrap();
+        for &g in gens {
+            std::fs::create_dir_all(run.generation(g)).unwrap();
+        }
+        (d, run)
+    }
+
+    fn missing(c: &RunCheck) -> Vec<&String> {
+        c.problems.iter().filter(|p| p.contains("are missing")).collect()
+    }
+
+    #[test]
+    fn pruned_generations_are_expected_and_a_missing_kept_one_is_named() {
+        // keep every 3rd, newest 19: 0, 3, 6, 9, 12, 15, 18 and 10..=19 must be there.
+        let mut gens: Vec<u64> = vec![0, 3, 6, 9];
+        gens.extend(10..=19);
+        let (_d, run) = fake_run(3, &gens);
+        let c = check_run(&run).unwrap();
+        assert!(missing(&c).is_empty(), "{:?}", c.problems);
+        assert_eq!(c.generations, 14);
+        // generations.jsonl must still list every generation 1..=19.
+        assert!(c.problems.iter().any(|p| p.contains("expected 1..=19")), "{:?}", c.problems);
+        std::fs::remove_dir(run.generation(6)).unwrap();
+        std::fs::remove_dir(run.generation(14)).unwrap();
+        let c = check_run(&run).unwrap();
+        let m = missing(&c);
+        assert_eq!(m.len(), 1, "{:?}", c.problems);
+        assert!(m[0].starts_with("generations [6, 14] of 0..=19 are missing"), "{}", m[0]);
+        // Keeping every generation (the default): a gap is a problem.
+        let (_d, run) = fake_run(1, &[0, 1, 3]);
+        let c = check_run(&run).unwrap();
+        assert!(missing(&c)[0].starts_with("generations [2] of 0..=3 are missing"), "{:?}", c.problems);
     }
 }
