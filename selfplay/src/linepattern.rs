@@ -153,6 +153,23 @@ pub fn raw_index_direct(cells: &[u8], size: usize, x: usize, y: usize, d: usize)
     side(-1) * SIDE_CODES as u32 + side(1)
 }
 
+/// The cells (`[S*S]`, [`cell::OWN`] / [`cell::OPP`] / [`cell::EMPTY`]) of a position given as
+/// its own- and opponent-stone planes (`[S*S]` each, 1.0 = stone), into `out` (replaced): the
+/// input of [`LineGeometry::raw_indices`].
+#[inline]
+pub fn stone_cells(own: &[f32], opp: &[f32], out: &mut Vec<u8>) {
+    out.clear();
+    out.extend(own.iter().zip(opp).map(|(&o, &x)| {
+        if o > 0.5 {
+            cell::OWN
+        } else if x > 0.5 {
+            cell::OPP
+        } else {
+            cell::EMPTY
+        }
+    }));
+}
+
 /// Precomputed geometry of a board side: the raw index of every (point, direction) slot of the
 /// empty board, and for every point the slots whose pattern it is in, with the weight its state
 /// adds (`3^(k-1)`, times 364 on the `-d` side). A stone of state `s` at `q` adds `s * weight` to
@@ -683,16 +700,7 @@ fn kernel<const FC: usize>(
     let sp = s + 2; // padded side
     let (own, opp, black) = net.view.read(planes, globals, pp);
     let (own_pl, opp_pl) = (&planes[own * pp..(own + 1) * pp], &planes[opp * pp..(opp + 1) * pp]);
-    sc.cells.clear();
-    sc.cells.extend(own_pl.iter().zip(opp_pl).map(|(&o, &x)| {
-        if o > 0.5 {
-            cell::OWN
-        } else if x > 0.5 {
-            cell::OPP
-        } else {
-            cell::EMPTY
-        }
-    }));
+    stone_cells(own_pl, opp_pl, &mut sc.cells);
     net.geometry.raw_indices(&sc.cells, &mut sc.raw);
     // Per-position bias: globals.
     sc.gbias.clear();

@@ -18,7 +18,7 @@
 use anyhow::Result;
 use renju_selfplay::encode::{NUM_GLOBALS, NUM_PLANES};
 use renju_selfplay::eval::Evaluator;
-use renju_selfplay::linepattern::{cell, LineGeometry};
+use renju_selfplay::linepattern::{stone_cells, LineGeometry};
 use renju_selfplay::selfplay::{run_selfplay, GameSink, SelfplayConfig};
 use renju_selfplay::server::ServerHandle;
 use renju_trainer::config::{DeviceChoice, NetConfig, TrainerConfig};
@@ -127,15 +127,7 @@ fn main() -> Result<()> {
         let p = &planes[i * pl..(i + 1) * pl];
         let black = globals[i * NUM_GLOBALS] > 0.5;
         let (own, opp) = if black { (0, 1) } else { (1, 0) };
-        for (q, c) in cells.iter_mut().enumerate() {
-            *c = if p[own * pp + q] > 0.5 {
-                cell::OWN
-            } else if p[opp * pp + q] > 0.5 {
-                cell::OPP
-            } else {
-                cell::EMPTY
-            };
-        }
+        stone_cells(&p[own * pp..(own + 1) * pp], &p[opp * pp..(opp + 1) * pp], &mut cells);
         geo.raw_indices(&cells, &mut raw);
         std::hint::black_box(&raw);
     }

@@ -33,7 +33,8 @@ use crate::net::NetShape;
 use anyhow::{Context, Result};
 use renju_selfplay::encode::ENCODER_VERSION;
 use renju_selfplay::linepattern::{
-    canonical, cell, pattern_line, LineGeometry, LinePatternWeights, StoneView, CANONICAL_PATTERNS, HALF, POINT_INPUTS,
+    canonical, cell, pattern_line, stone_cells, LineGeometry, LinePatternWeights, StoneView, CANONICAL_PATTERNS, HALF,
+    POINT_INPUTS,
 };
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
@@ -316,19 +317,11 @@ impl LineNet {
         let mut distinct: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
         // Per point-direction: the colour-tagged key, or u32::MAX at an occupied point.
         let mut keys = vec![u32::MAX; n * pp * 4];
-        let mut cells = vec![cell::EMPTY; pp];
+        let mut cells = Vec::with_capacity(pp);
         let mut raw = Vec::with_capacity(pp * 4);
         for i in 0..n {
             let c = if black_h[i] > 0.5 { 0 } else { 1 };
-            for (p, v) in cells.iter_mut().enumerate() {
-                *v = if own_h[i * pp + p] > 0.5 {
-                    cell::OWN
-                } else if opp_h[i * pp + p] > 0.5 {
-                    cell::OPP
-                } else {
-                    cell::EMPTY
-                };
-            }
+            stone_cells(&own_h[i * pp..(i + 1) * pp], &opp_h[i * pp..(i + 1) * pp], &mut cells);
             self.geometry.raw_indices(&cells, &mut raw);
             for p in 0..pp {
                 if cells[p] != cell::EMPTY {
