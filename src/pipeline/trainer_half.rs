@@ -207,6 +207,7 @@ impl<'a> TrainerLoop<'a> {
             minutes: self.t0.elapsed().as_secs_f64() / 60.0,
         };
         append_generation_line(self.run, &line)?;
+        let (shown, shown_older) = newest_generations(&line.samples_by_generation, 5);
         let summary = format!(
             "generation {} published at step {} | loss {:.4} (policy {:.4}, value {:.4}) | samples {} (window {}) | by generation {:?}{}\n  \
              self-play since the last generation: {:.2} games/s | {}",
@@ -217,8 +218,8 @@ impl<'a> TrainerLoop<'a> {
             line.value_loss,
             line.total_samples,
             line.window_samples,
-            newest_generations(&line.samples_by_generation, 5).0,
-            match line.samples_older_generations + newest_generations(&line.samples_by_generation, 5).1 {
+            shown,
+            match line.samples_older_generations + shown_older {
                 0 => String::new(),
                 n => format!(" and {n} from older generations"),
             },
