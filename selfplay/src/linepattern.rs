@@ -539,6 +539,102 @@ pub struct LinePatternNet {
     w: LinePatternWeights,
     view: StoneView,
     geometry: Arc<LineGeometry>,
+    /// The table as the f32 kernel reads it (built on first use).
+    rows_f32: OnceLock<Rows<f32>>,
+    /// The table quantised to i16 (built on first use).
+    rows_i16: OnceLock<QuantisedTable>,
+}
+
+/// How the evaluator holds the line table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Precision {
+    /// The exported f32 values: the outputs equal the tch model within float rounding (1e-4).
+    /// The default: in self-play the i16 table measured no faster (docs/bench-linepattern.md).
+    #[default]
+    F32,
+    /// Rows quantised to i16 with one scale per table ([`QuantisedTable`]): half the memory
+    /// traffic of the table lookups; the outputs differ from the f32 ones by the quantisation
+    /// error, at most [`QuantisedTable::line_error`] in every first-layer activation.
+    I16,
+}
+
+/// Plain numbers a [`Rows`] buffer may hold (every bit pattern is a valid value).
+trait RowElem: Copy + Default {}
+impl RowElem for f32 {}
+impl RowElem for i16 {}
+
+/// One 64-byte cache line of raw storage.
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+struct CacheLine([u8; 64]);
+
+/// `n` table rows of `f` values each, every row starting on a 64-byte cache line (the row
+/// stride is `f` rounded up to whole lines), so that a row of 32 i16 is one line and a row of
+/// 32 f32 two (an unaligned row would touch one line more).
+struct Rows<T> {
+    lines: Vec<CacheLine>,
+    stride: usize,
+    _elem: std::marker::PhantomData<T>,
+}
+
+impl<T: RowElem> Rows<T> {
+    fn new(n: usize, f: usize, mut value: impl FnMut(usize, usize) -> T) -> Rows<T> {
+        let per_line = 64 / std::mem::size_of::<T>();
+        let stride = f.div_ceil(per_line) * per_line;
+        let mut rows = Rows {
+            lines: vec![CacheLine([0; 64]); (n * stride).div_ceil(per_line)],
+            stride,
+            _elem: std::marker::PhantomData,
+        };
+        let data = rows.data_mut();
+        for r in 0..n {
+            for c in 0..f {
+                data[r * stride + c] = value(r, c);
+            }
+        }
+        rows
+    }
+
+    /// The values, row `r` at `r * stride`.
+    #[inline(always)]
+    fn data(&self) -> &[T] {
+        let n = self.lines.len() * 64 / std::mem::size_of::<T>();
+        // SAFETY: the lines are plain bytes, 64-aligned (>= T's alignment), and every bit
+        // pattern is a valid T (`RowElem` is implemented only for f32 and i16).
+        unsafe { std::slice::from_raw_parts(self.lines.as_ptr() as *const T, n) }
+    }
+
+    fn data_mut(&mut self) -> &mut [T] {
+        let n = self.lines.len() * 64 / std::mem::size_of::<T>();
+        // SAFETY: as in `data`, and the borrow is unique.
+        unsafe { std::slice::from_raw_parts_mut(self.lines.as_mut_ptr() as *mut T, n) }
+    }
+}
+
+/// The line table quantised to i16: `value = q * scale` with `scale = max|table| / 32_767`,
+/// one scale for both colours' tables. The evaluator adds a point's 4 rows in i32 (exact) and
+/// converts once. Rounding to the nearest step leaves each row within `scale / 2` of its f32
+/// value.
+pub struct QuantisedTable {
+    rows: Rows<i16>,
+    /// f32 value of one i16 step.
+    pub scale: f32,
+}
+
+impl QuantisedTable {
+    /// Quantises `table` (`[2, CANONICAL_PATTERNS, f]`, as in [`LinePatternWeights::table`]).
+    pub fn new(table: &[f32], f: usize) -> QuantisedTable {
+        let max = table.iter().fold(0f32, |m, v| m.max(v.abs()));
+        let scale = if max > 0.0 { max / 32_767.0 } else { 1.0 };
+        let rows = Rows::new(2 * CANONICAL_PATTERNS, f, |r, c| (table[r * f + c] / scale).round() as i16);
+        QuantisedTable { rows, scale }
+    }
+
+    /// The largest difference the quantisation makes to one point's summed line features
+    /// (4 rows of at most `scale / 2` each).
+    pub fn line_error(&self) -> f32 {
+        2.0 * self.scale
+    }
 }
 
 impl LinePatternNet {
@@ -552,7 +648,17 @@ impl LinePatternNet {
         );
         let view = StoneView::of_encoder(w.encoder_version)?;
         let geometry = Arc::new(LineGeometry::new(w.board_size));
-        Ok(Arc::new(LinePatternNet { w, view, geometry }))
+        Ok(Arc::new(LinePatternNet { w, view, geometry, rows_f32: OnceLock::new(), rows_i16: OnceLock::new() }))
+    }
+
+    fn rows_f32(&self) -> &Rows<f32> {
+        let f = self.w.features;
+        self.rows_f32.get_or_init(|| Rows::new(2 * CANONICAL_PATTERNS, f, |r, c| self.w.table[r * f + c]))
+    }
+
+    /// The i16 table (quantised on first use, then shared by every evaluator of this net).
+    pub fn quantised(&self) -> &QuantisedTable {
+        self.rows_i16.get_or_init(|| QuantisedTable::new(&self.w.table, self.w.features))
     }
 
     /// The weights.
@@ -567,10 +673,15 @@ impl LinePatternNet {
         Arc::new(move || Ok(Box::new(net.evaluator()) as Box<dyn Evaluator>))
     }
 
-    /// A fresh evaluator (own scratch buffers) over this network; it uses AVX2 where the CPU
-    /// has it ([`LinePatternEvaluator::with_simd`]).
+    /// A fresh evaluator (own scratch buffers) over this network, at the default
+    /// [`Precision`]; it uses AVX2 where the CPU has it ([`LinePatternEvaluator::with_simd`]).
     pub fn evaluator(self: &Arc<Self>) -> LinePatternEvaluator {
-        LinePatternEvaluator { net: self.clone(), scratch: Scratch::default(), avx2: avx2_available() }
+        LinePatternEvaluator {
+            net: self.clone(),
+            scratch: Scratch::default(),
+            avx2: avx2_available(),
+            precision: Precision::default(),
+        }
     }
 }
 
@@ -596,15 +707,18 @@ struct Scratch {
 ///    protocol logits (linear) and the value (linear, relu, linear to W/D/L logits, softmax).
 ///
 /// Pattern indices are recomputed per position from the planes (chosen by measurement, see
-/// `docs/bench-selfplay.md`: building them costs a few percent of an evaluation). The kernel is
-/// compiled for the presets' `F` (16, 32, 64) as constants, so every per-point loop has a known
-/// length, and on x86-64 a second time with AVX2 enabled, picked at run time when the CPU has
-/// it; the arithmetic and its order are the same in every variant (no fused multiply-add), so
-/// all variants give bit-identical outputs.
+/// `docs/bench-linepattern.md`: building them costs about a tenth of an evaluation). The table
+/// is read at a [`Precision`] (f32 by default, or i16). The kernel is compiled for the presets'
+/// `F` (16, 32, 64) as constants, so every per-point loop has a known length, and on x86-64 a
+/// second time with AVX2 enabled, picked at run time when the CPU has it; in that variant the
+/// line sums and the depthwise 3x3 (the two hot loops) are written with AVX2 intrinsics when
+/// `F` is a multiple of 8. The arithmetic and its order per lane are the same in every variant
+/// (no fused multiply-add), so all variants give bit-identical outputs (tested).
 pub struct LinePatternEvaluator {
     net: Arc<LinePatternNet>,
     scratch: Scratch,
     avx2: bool,
+    precision: Precision,
 }
 
 /// Whether this CPU runs the AVX2 variant of the kernel.
@@ -632,46 +746,96 @@ impl LinePatternEvaluator {
         self.avx2
     }
 
+    /// Holds the table at precision `p` (the i16 table is built on first use and shared).
+    pub fn with_precision(mut self, p: Precision) -> LinePatternEvaluator {
+        self.precision = p;
+        self
+    }
+
+    /// The precision of the table lookups.
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
     /// Evaluates one position into `logits` (`[A]`) and `wdl` (`[3]`).
     fn one(&mut self, planes: &[f32], globals: &[f32], logits: &mut [f32], wdl: &mut [f32]) {
         let (net, sc) = (&*self.net, &mut self.scratch);
+        let table = match self.precision {
+            Precision::F32 => TableRef::F32(net.rows_f32()),
+            Precision::I16 => TableRef::I16(net.quantised()),
+        };
+        let io = Io { planes, globals, logits, wdl };
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: `avx2` is true only when the running CPU reports AVX2 (`avx2_available`).
-            unsafe {
-                match net.w.features {
-                    16 => kernel_avx2::<16>(net, sc, planes, globals, logits, wdl),
-                    32 => kernel_avx2::<32>(net, sc, planes, globals, logits, wdl),
-                    64 => kernel_avx2::<64>(net, sc, planes, globals, logits, wdl),
-                    _ => kernel_avx2::<0>(net, sc, planes, globals, logits, wdl),
-                }
-            }
+            unsafe { kernel_avx2(net, sc, table, io) };
             return;
         }
-        match net.w.features {
-            16 => kernel::<16>(net, sc, planes, globals, logits, wdl),
-            32 => kernel::<32>(net, sc, planes, globals, logits, wdl),
-            64 => kernel::<64>(net, sc, planes, globals, logits, wdl),
-            _ => kernel::<0>(net, sc, planes, globals, logits, wdl),
-        }
+        kernel_for_width::<false>(net, sc, table, io)
     }
 }
 
-/// [`kernel`] compiled with AVX2 (8 f32 lanes instead of SSE2's 4).
+/// The table a kernel reads.
+#[derive(Clone, Copy)]
+enum TableRef<'a> {
+    F32(&'a Rows<f32>),
+    I16(&'a QuantisedTable),
+}
+
+/// One position's inputs (`planes [C, S, S]`, `globals [G]`) and outputs (`logits [A]`,
+/// `wdl [3]`).
+struct Io<'a> {
+    planes: &'a [f32],
+    globals: &'a [f32],
+    logits: &'a mut [f32],
+    wdl: &'a mut [f32],
+}
+
+/// Runs [`kernel`] specialised for the presets' channel counts (16, 32, 64; any other takes the
+/// generic loop) and the table precision: the one dispatch every SIMD variant goes through.
+#[inline(always)]
+fn kernel_for_width<const AVX2: bool>(net: &LinePatternNet, sc: &mut Scratch, table: TableRef<'_>, io: Io<'_>) {
+    match net.w.features {
+        16 => kernel::<16, AVX2>(net, sc, table, io),
+        32 => kernel::<32, AVX2>(net, sc, table, io),
+        64 => kernel::<64, AVX2>(net, sc, table, io),
+        _ => kernel::<0, AVX2>(net, sc, table, io),
+    }
+}
+
+/// [`kernel_for_width`] compiled with AVX2 (8 f32 / 16 i16 lanes instead of SSE2's 4 / 8).
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn kernel_avx2<const FC: usize>(
-    net: &LinePatternNet,
-    sc: &mut Scratch,
-    planes: &[f32],
-    globals: &[f32],
-    logits: &mut [f32],
-    wdl: &mut [f32],
-) {
-    kernel::<FC>(net, sc, planes, globals, logits, wdl)
+unsafe fn kernel_avx2(net: &LinePatternNet, sc: &mut Scratch, table: TableRef<'_>, io: Io<'_>) {
+    kernel_for_width::<true>(net, sc, table, io)
+}
+
+/// Calls `at(p)` for every point `p` of `plane` (`[S*S]`) holding more than 0.5, in
+/// increasing order. The planes are sparse (a few forbidden points, offers, the last three
+/// stones), so it tests 8 values at a time into a bit mask instead of branching per point.
+#[inline(always)]
+fn for_set_points(plane: &[f32], mut at: impl FnMut(usize)) {
+    let chunks = plane.chunks_exact(8);
+    let rest = chunks.remainder();
+    for (ci, chunk) in chunks.enumerate() {
+        let mut m = 0u32;
+        for (j, &v) in chunk.iter().enumerate() {
+            m |= ((v > 0.5) as u32) << j;
+        }
+        while m != 0 {
+            at(ci * 8 + m.trailing_zeros() as usize);
+            m &= m - 1;
+        }
+    }
+    let base = plane.len() - rest.len();
+    for (j, &v) in rest.iter().enumerate() {
+        if v > 0.5 {
+            at(base + j);
+        }
+    }
 }
 
 /// `a += b` over `F` lanes.
@@ -682,17 +846,113 @@ fn add_to(a: &mut [f32], b: &[f32]) {
     }
 }
 
-/// One position through the table net (see [`LinePatternEvaluator`]). `FC` is the channel
-/// count `F` as a constant, or 0 for "read it from the weights".
+/// The line features of one empty point: the sum of its 4 table rows, added to `h` (`[F]`).
+trait LineRows {
+    /// `h += sum_d row(ids[d])` where `ids` are canonical ids into the deciding colour's table,
+    /// which starts at row `colour * CANONICAL_PATTERNS`. With `AVX2` (only inside
+    /// `kernel_avx2`) and `F` a multiple of 8, written with intrinsics; the same result.
+    fn add_lines<const AVX2: bool>(&self, colour: usize, ids: [usize; 4], f: usize, h: &mut [f32]);
+}
+
+impl LineRows for Rows<f32> {
+    #[inline(always)]
+    fn add_lines<const AVX2: bool>(&self, colour: usize, ids: [usize; 4], f: usize, h: &mut [f32]) {
+        let (data, st) = (self.data(), self.stride);
+        let base = colour * CANONICAL_PATTERNS;
+        let rows = ids.map(|id| &data[(base + id) * st..(base + id) * st + f]);
+        #[cfg(target_arch = "x86_64")]
+        if AVX2 && f.is_multiple_of(8) && h.len() >= f {
+            // SAFETY: AVX2 is true only inside `kernel_avx2`; every row and `h` hold `f` values.
+            unsafe { lines_f32_avx2(rows, f, h) };
+            return;
+        }
+        for r in rows {
+            add_to(h, r);
+        }
+    }
+}
+
+impl LineRows for QuantisedTable {
+    #[inline(always)]
+    fn add_lines<const AVX2: bool>(&self, colour: usize, ids: [usize; 4], f: usize, h: &mut [f32]) {
+        let (data, st) = (self.rows.data(), self.rows.stride);
+        let base = colour * CANONICAL_PATTERNS;
+        let rows = ids.map(|id| &data[(base + id) * st..(base + id) * st + f]);
+        let scale = self.scale;
+        #[cfg(target_arch = "x86_64")]
+        if AVX2 && f.is_multiple_of(8) && h.len() >= f {
+            // SAFETY: as above.
+            unsafe { lines_i16_avx2(rows, f, scale, h) };
+            return;
+        }
+        let [r0, r1, r2, r3] = rows;
+        // Integer adds are exact, so every SIMD variant gives the same bits; the sum (at most
+        // 4 * 32_767) converts to f32 exactly.
+        for i in 0..h.len().min(f) {
+            let q = r0[i] as i32 + r1[i] as i32 + r2[i] as i32 + r3[i] as i32;
+            h[i] += q as f32 * scale;
+        }
+    }
+}
+
+/// `h += r0; h += r1; h += r2; h += r3` (in that order, per lane, as the portable loop).
+///
+/// # Safety
+/// AVX2; every row and `h` hold at least `f` values, `f.is_multiple_of(8)`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn lines_f32_avx2(rows: [&[f32]; 4], f: usize, h: &mut [f32]) {
+    use std::arch::x86_64::*;
+    let hp = h.as_mut_ptr();
+    for c in (0..f).step_by(8) {
+        let mut v = _mm256_loadu_ps(hp.add(c));
+        for r in rows {
+            v = _mm256_add_ps(v, _mm256_loadu_ps(r.as_ptr().add(c)));
+        }
+        _mm256_storeu_ps(hp.add(c), v);
+    }
+}
+
+/// `h += (r0 + r1 + r2 + r3) as f32 * scale` with the row sum in i32, as the portable loop.
+///
+/// # Safety
+/// AVX2; every row and `h` hold at least `f` values, `f.is_multiple_of(8)`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn lines_i16_avx2(rows: [&[i16]; 4], f: usize, scale: f32, h: &mut [f32]) {
+    use std::arch::x86_64::*;
+    let hp = h.as_mut_ptr();
+    let sc = _mm256_set1_ps(scale);
+    // 8 i16 of row `r` from channel `c`, widened to i32.
+    let ld = |r: &[i16], c: usize| _mm256_cvtepi16_epi32(_mm_loadu_si128(r.as_ptr().add(c) as *const __m128i));
+    for c in (0..f).step_by(8) {
+        let q = _mm256_add_epi32(
+            _mm256_add_epi32(_mm256_add_epi32(ld(rows[0], c), ld(rows[1], c)), ld(rows[2], c)),
+            ld(rows[3], c),
+        );
+        let at = hp.add(c);
+        _mm256_storeu_ps(at, _mm256_add_ps(_mm256_loadu_ps(at), _mm256_mul_ps(_mm256_cvtepi32_ps(q), sc)));
+    }
+}
+
+/// One position through the table net (see [`LinePatternEvaluator`]) at the table's precision.
+/// `FC` is the channel count `F` as a constant, or 0 for "read it from the weights".
 #[inline(always)]
-fn kernel<const FC: usize>(
+fn kernel<const FC: usize, const AVX2: bool>(net: &LinePatternNet, sc: &mut Scratch, table: TableRef<'_>, io: Io<'_>) {
+    match table {
+        TableRef::F32(rows) => kernel_rows::<FC, AVX2, _>(net, sc, rows, io),
+        TableRef::I16(rows) => kernel_rows::<FC, AVX2, _>(net, sc, rows, io),
+    }
+}
+
+#[inline(always)]
+fn kernel_rows<const FC: usize, const AVX2: bool, T: LineRows>(
     net: &LinePatternNet,
     sc: &mut Scratch,
-    planes: &[f32],
-    globals: &[f32],
-    logits: &mut [f32],
-    wdl: &mut [f32],
+    table: &T,
+    io: Io<'_>,
 ) {
+    let Io { planes, globals, logits, wdl } = io;
     let w = &net.w;
     let s = w.board_size;
     let f = if FC == 0 { w.features } else { FC };
@@ -712,9 +972,8 @@ fn kernel<const FC: usize>(
             }
         }
     }
-    let table = &w.table[if black { 0 } else { CANONICAL_PATTERNS * f }..];
+    let colour = if black { 0 } else { 1 };
     let canon = &canonical().of_raw;
-    let extra = net.view.extra_planes();
     if sc.act.len() != sp * sp * f {
         sc.act.clear();
         sc.act.resize(sp * sp * f, 0.0); // the border stays zero: only interior points are written
@@ -729,57 +988,45 @@ fn kernel<const FC: usize>(
             let c = sc.cells[p];
             if c == cell::EMPTY {
                 let raw = &sc.raw[p * 4..p * 4 + 4];
-                for &r in raw {
-                    let id = canon[r as usize] as usize;
-                    add_to(h, &table[id * f..(id + 1) * f]);
-                }
+                let id = |d: usize| canon[raw[d] as usize] as usize;
+                let ids = [id(0), id(1), id(2), id(3)];
+                table.add_lines::<AVX2>(colour, ids, f, h);
             } else {
                 let k = (c - 1) as usize; // own 0, opponent 1
                 add_to(h, &w.point_embed[k * f..(k + 1) * f]);
             }
-            for (k, &pl) in extra.iter().enumerate() {
-                if planes[pl * pp + p] > 0.5 {
-                    add_to(h, &w.point_embed[(k + 2) * f..(k + 3) * f]);
-                }
-            }
-            for v in h.iter_mut() {
-                *v = v.max(0.0);
-            }
+        }
+    }
+    // The sparse per-point inputs (forbidden points, offers, the last stones), plane by plane:
+    // each point still adds its embeddings in plane order, after its line features.
+    for (k, &pl) in net.view.extra_planes().iter().enumerate() {
+        let emb = &w.point_embed[(k + 2) * f..(k + 3) * f];
+        for_set_points(&planes[pl * pp..(pl + 1) * pp], |p| {
+            let q = (p / s + 1) * sp + p % s + 1;
+            add_to(&mut sc.act[q * f..(q + 1) * f], emb);
+        });
+    }
+    for y in 0..s {
+        let row = (y + 1) * sp + 1;
+        for v in &mut sc.act[row * f..(row + s) * f] {
+            *v = v.max(0.0);
         }
     }
     // Depthwise 3x3 with a residual; the zero border stands for "outside the board".
-    sc.out.resize(f, 0.0);
     sc.pooled.clear();
     sc.pooled.resize(2 * f, 0.0);
-    sc.pooled[f..].fill(f32::NEG_INFINITY);
-    let pb = w.policy_b[0];
-    let (dw_w, dw_b, policy_w) = (&w.dw_w[..9 * f], &w.dw_b[..f], &w.policy_w[..f]);
-    let act = &sc.act[..];
-    let o = &mut sc.out[..f];
-    for y in 0..s {
-        for x in 0..s {
-            let q = (y + 1) * sp + x + 1;
-            o.copy_from_slice(dw_b);
-            for dy in 0..3 {
-                for dx in 0..3 {
-                    let t = dy * 3 + dx;
-                    let qq = q + dy * sp + dx - sp - 1;
-                    let a = &act[qq * f..(qq + 1) * f];
-                    for ((v, &k), &av) in o.iter_mut().zip(&dw_w[t * f..(t + 1) * f]).zip(a) {
-                        *v += k * av;
-                    }
-                }
-            }
-            let a = &act[q * f..(q + 1) * f];
-            let (mean, max) = sc.pooled.split_at_mut(f);
-            for (((v, &av), m), mx) in o.iter_mut().zip(a).zip(mean.iter_mut()).zip(max.iter_mut()) {
-                *v = av + v.max(0.0);
-                *m += *v;
-                *mx = mx.max(*v);
-            }
-            logits[y * s + x] = pb + dot(o, policy_w);
-        }
+    sc.out.resize(f, 0.0);
+    let (mean, max) = sc.pooled.split_at_mut(f);
+    max.fill(f32::NEG_INFINITY);
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 && f.is_multiple_of(8) {
+        // SAFETY: `AVX2` is true only inside `kernel_avx2`, which runs only on AVX2 CPUs.
+        unsafe { depthwise_points_avx2(w, &sc.act, f, mean, max, logits) };
+    } else {
+        depthwise_points(w, &sc.act, &mut sc.out[..f], mean, max, logits);
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    depthwise_points(w, &sc.act, &mut sc.out[..f], mean, max, logits);
     let pooled = &mut sc.pooled[..];
     for v in &mut pooled[..f] {
         *v /= pp as f32;
@@ -800,6 +1047,104 @@ fn kernel<const FC: usize>(
     let z: f32 = e.iter().sum();
     for i in 0..3 {
         wdl[i] = e[i] / z;
+    }
+}
+
+/// The depthwise 3x3 + residual of every point (`act`: first-layer activations on the padded
+/// board, `[(S+2)^2, F]`), its placement logit into `logits[..S*S]`, and the running mean sum
+/// and max of the outputs into `mean` and `max` (`[F]` each). `o` (`[F]`) is scratch.
+#[inline(always)]
+fn depthwise_points(
+    w: &LinePatternWeights,
+    act: &[f32],
+    o: &mut [f32],
+    mean: &mut [f32],
+    max: &mut [f32],
+    logits: &mut [f32],
+) {
+    let f = o.len();
+    let s = w.board_size;
+    let sp = s + 2;
+    let pb = w.policy_b[0];
+    let (dw_w, dw_b, policy_w) = (&w.dw_w[..9 * f], &w.dw_b[..f], &w.policy_w[..f]);
+    for y in 0..s {
+        for x in 0..s {
+            let q = (y + 1) * sp + x + 1;
+            o.copy_from_slice(dw_b);
+            for dy in 0..3 {
+                for dx in 0..3 {
+                    let t = dy * 3 + dx;
+                    let qq = q + dy * sp + dx - sp - 1;
+                    let a = &act[qq * f..(qq + 1) * f];
+                    for ((v, &k), &av) in o.iter_mut().zip(&dw_w[t * f..(t + 1) * f]).zip(a) {
+                        *v += k * av;
+                    }
+                }
+            }
+            let a = &act[q * f..(q + 1) * f];
+            for (((v, &av), m), mx) in o.iter_mut().zip(a).zip(mean.iter_mut()).zip(max.iter_mut()) {
+                *v = av + v.max(0.0);
+                *m += *v;
+                *mx = mx.max(*v);
+            }
+            logits[y * s + x] = pb + dot(o, policy_w);
+        }
+    }
+}
+
+/// [`depthwise_points`] written with AVX2 intrinsics for `F` a multiple of 8: the same
+/// operations in the same order per lane (a multiply, then an add; the policy dot's 8 partial
+/// sums combined as [`dot`] combines them), so the outputs are bit-identical.
+///
+/// # Safety
+/// The CPU must support AVX2; `f.is_multiple_of(8)`, `act` holds `(S+2)^2 * f` values, `mean` and
+/// `max` `f`, `logits` at least `S*S`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn depthwise_points_avx2(
+    w: &LinePatternWeights,
+    act: &[f32],
+    f: usize,
+    mean: &mut [f32],
+    max: &mut [f32],
+    logits: &mut [f32],
+) {
+    use std::arch::x86_64::*;
+    let s = w.board_size;
+    let sp = s + 2;
+    assert!(
+        f.is_multiple_of(8) && act.len() >= sp * sp * f && mean.len() >= f && max.len() >= f && logits.len() >= s * s
+    );
+    assert!(w.dw_w.len() >= 9 * f && w.dw_b.len() >= f && w.policy_w.len() >= f);
+    let pb = w.policy_b[0];
+    let (dw_w, dw_b, pw) = (w.dw_w.as_ptr(), w.dw_b.as_ptr(), w.policy_w.as_ptr());
+    let (act, mean, max) = (act.as_ptr(), mean.as_mut_ptr(), max.as_mut_ptr());
+    let zero = _mm256_setzero_ps();
+    for y in 0..s {
+        for x in 0..s {
+            let q = (y + 1) * sp + x + 1;
+            let mut pol = zero;
+            for c in (0..f).step_by(8) {
+                let mut v = _mm256_loadu_ps(dw_b.add(c));
+                for dy in 0..3 {
+                    for dx in 0..3 {
+                        let qq = q + dy * sp + dx - sp - 1;
+                        let k = _mm256_loadu_ps(dw_w.add((dy * 3 + dx) * f + c));
+                        v = _mm256_add_ps(v, _mm256_mul_ps(k, _mm256_loadu_ps(act.add(qq * f + c))));
+                    }
+                }
+                let a = _mm256_loadu_ps(act.add(q * f + c));
+                let o = _mm256_add_ps(a, _mm256_max_ps(v, zero));
+                _mm256_storeu_ps(mean.add(c), _mm256_add_ps(_mm256_loadu_ps(mean.add(c)), o));
+                _mm256_storeu_ps(max.add(c), _mm256_max_ps(_mm256_loadu_ps(max.add(c)), o));
+                pol = _mm256_add_ps(pol, _mm256_mul_ps(o, _mm256_loadu_ps(pw.add(c))));
+            }
+            // ((l0 + l4) + (l1 + l5)) + ((l2 + l6) + (l3 + l7)), as in `dot`.
+            let t = _mm_add_ps(_mm256_castps256_ps128(pol), _mm256_extractf128_ps(pol, 1));
+            let u = _mm_add_ps(t, _mm_shuffle_ps(t, t, 0b10_11_00_01));
+            let sum = _mm_cvtss_f32(_mm_add_ss(u, _mm_movehl_ps(u, u)));
+            logits[y * s + x] = pb + sum;
+        }
     }
 }
 
@@ -1034,28 +1379,75 @@ mod tests {
     }
 
     /// Every kernel variant (channel count as a constant, AVX2 where the CPU has it) gives
-    /// bit-identical outputs to the generic portable loop (`kernel::<0>` without SIMD), on
-    /// 15x15 midgames, for the specialised channel counts and one that is not.
+    /// bit-identical outputs to the generic portable loop (`kernel::<0, false>`), at both
+    /// precisions, on 15x15 midgames, for the specialised channel counts and one that is not.
     #[test]
     fn specialised_kernels_equal_the_generic_loop_bit_for_bit() {
         let (planes, globals) = crate::encode::random_positions(40, 15, 0..=60, 9);
         for f in [16, 32, 5] {
             let net = LinePatternNet::new(random_weights(15, f, 8, f as u64)).unwrap();
             let a = action_space_size(15);
-            let mut fast = net.evaluator();
-            let out = fast.evaluate(&planes, &globals, 40).unwrap();
-            let mut sc = Scratch::default();
-            let pl = NUM_PLANES * 225;
-            for i in 0..40 {
-                let (mut lg, mut wdl) = (vec![0.0f32; a], [0.0f32; 3]);
-                let (p, g) = (&planes[i * pl..(i + 1) * pl], &globals[i * NUM_GLOBALS..(i + 1) * NUM_GLOBALS]);
-                kernel::<0>(&net, &mut sc, p, g, &mut lg, &mut wdl);
-                assert_eq!(lg[..], out.policy_logits[i * a..(i + 1) * a], "F = {f}, position {i}: logits");
-                assert_eq!(wdl[..], out.wdl[i * 3..(i + 1) * 3], "F = {f}, position {i}: W/D/L");
+            for precision in [Precision::F32, Precision::I16] {
+                let mut fast = net.evaluator().with_precision(precision);
+                let out = fast.evaluate(&planes, &globals, 40).unwrap();
+                let mut sc = Scratch::default();
+                let pl = NUM_PLANES * 225;
+                for i in 0..40 {
+                    let (mut lg, mut wdl) = (vec![0.0f32; a], [0.0f32; 3]);
+                    let (p, g) = (&planes[i * pl..(i + 1) * pl], &globals[i * NUM_GLOBALS..(i + 1) * NUM_GLOBALS]);
+                    let table = match precision {
+                        Precision::F32 => TableRef::F32(net.rows_f32()),
+                        Precision::I16 => TableRef::I16(net.quantised()),
+                    };
+                    kernel::<0, false>(
+                        &net,
+                        &mut sc,
+                        table,
+                        Io { planes: p, globals: g, logits: &mut lg, wdl: &mut wdl },
+                    );
+                    let at = format!("F = {f}, {precision:?}, position {i}");
+                    assert_eq!(lg[..], out.policy_logits[i * a..(i + 1) * a], "{at}: logits");
+                    assert_eq!(wdl[..], out.wdl[i * 3..(i + 1) * 3], "{at}: W/D/L");
+                }
+                let mut portable = net.evaluator().with_precision(precision).with_simd(false);
+                assert!(!portable.simd());
+                let got = portable.evaluate(&planes, &globals, 40).unwrap();
+                assert_eq!(got.policy_logits, out.policy_logits, "F = {f}, {precision:?}");
             }
-            let mut portable = net.evaluator().with_simd(false);
-            assert!(!portable.simd());
-            assert_eq!(portable.evaluate(&planes, &globals, 40).unwrap().policy_logits, out.policy_logits, "F = {f}");
         }
+    }
+
+    /// The i16 table: every row within half a step of its f32 value, the step as documented,
+    /// and the whole evaluator's outputs close to the f32 evaluator's (random weights, which
+    /// are harsher than trained ones: every table value is of the same size).
+    #[test]
+    fn quantised_table_stays_within_its_stated_error() {
+        let w = random_weights(15, 32, 16, 11);
+        let max = w.table.iter().fold(0f32, |m, v| m.max(v.abs()));
+        let net = LinePatternNet::new(w).unwrap();
+        let qt = net.quantised();
+        assert!((qt.scale - max / 32_767.0).abs() < 1e-9);
+        let data = qt.rows.data();
+        let f = 32;
+        let mut worst = 0f32;
+        for r in 0..2 * CANONICAL_PATTERNS {
+            for c in 0..f {
+                let want = net.w.table[r * f + c];
+                worst = worst.max((data[r * qt.rows.stride + c] as f32 * qt.scale - want).abs());
+            }
+        }
+        // Half a step, plus the f32 rounding of `v / scale` and `q * scale` (a few ulps of max).
+        let bound = qt.scale / 2.0 + 4.0 * f32::EPSILON * max;
+        assert!(worst <= bound, "row error {worst} > half a step {}", qt.scale / 2.0);
+        assert!(worst > qt.scale / 4.0, "the values really are rounded to steps: {worst}");
+        assert!(qt.line_error() < 1e-4 * max, "four rows err by at most 2 steps = 2 max / 32767");
+        let (planes, globals) = crate::encode::random_positions(200, 15, 0..=60, 12);
+        let exact = net.evaluator().with_precision(Precision::F32).evaluate(&planes, &globals, 200).unwrap();
+        let quant = net.evaluator().with_precision(Precision::I16).evaluate(&planes, &globals, 200).unwrap();
+        let d = |a: &[f32], b: &[f32]| a.iter().zip(b).fold(0f32, |m, (x, y)| m.max((x - y).abs()));
+        let spread = exact.policy_logits.iter().fold(0f32, |m, v| m.max(v.abs()));
+        assert!(d(&exact.policy_logits, &quant.policy_logits) < 1e-3 * spread.max(1.0));
+        assert!(d(&exact.wdl, &quant.wdl) < 1e-3);
+        assert_ne!(exact.policy_logits, quant.policy_logits, "the i16 path is really taken");
     }
 }

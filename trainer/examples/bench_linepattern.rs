@@ -18,7 +18,7 @@
 use anyhow::Result;
 use renju_selfplay::encode::{NUM_GLOBALS, NUM_PLANES};
 use renju_selfplay::eval::Evaluator;
-use renju_selfplay::linepattern::{stone_cells, LineGeometry};
+use renju_selfplay::linepattern::{stone_cells, LineGeometry, Precision};
 use renju_selfplay::selfplay::{run_selfplay, GameSink, SelfplayConfig};
 use renju_selfplay::server::ServerHandle;
 use renju_trainer::config::{DeviceChoice, NetConfig, TrainerConfig};
@@ -108,16 +108,26 @@ fn main() -> Result<()> {
         }
         Ok((done, done as f64 / t.elapsed().as_secs_f64(), done as f64 / (cpu_seconds() - c)))
     };
-    let load0 = loadavg();
-    let (_, port_pps, port_cpu) = time_table(&mut net.evaluator().with_simd(false))?;
-    println!(
-        "table evaluator, portable kernel (SSE2): {port_pps:.0} positions/s wall-clock, {port_cpu:.0} per CPU-second ({:.2} us each) [load {load0} -> {}]",
-        1e6 / port_pps,
-        loadavg()
-    );
+    for precision in [Precision::F32, Precision::I16] {
+        for simd in [false, true] {
+            let load0 = loadavg();
+            let mut ev = net.evaluator().with_precision(precision).with_simd(simd);
+            let kind = if ev.simd() { "AVX2" } else { "portable (SSE2)" };
+            let (_, pps, cpu) = time_table(&mut ev)?;
+            println!(
+                "table evaluator, {precision:?} table, {kind}: {pps:.0} positions/s wall-clock, {cpu:.0} per CPU-second ({:.2} us each) [load {load0} -> {}]",
+                1e6 / pps,
+                loadavg()
+            );
+        }
+    }
     let load0 = loadavg();
     let (done, table_pps, table_cpu) = time_table(&mut table)?;
-    let simd = if table.simd() { "AVX2" } else { "portable, no AVX2 on this CPU" };
+    let simd = format!(
+        "{:?} table, {}",
+        table.precision(),
+        if table.simd() { "AVX2" } else { "portable, no AVX2 on this CPU" }
+    );
     // The pattern-index stage alone (cells from the planes + raw indices).
     let geo = LineGeometry::new(SIZE);
     let pp = SIZE * SIZE;

@@ -7,7 +7,7 @@ use common::{tiny_config, write_shard, SIZE};
 use renju_selfplay::action::action_space_size;
 use renju_selfplay::encode::{NUM_GLOBALS, NUM_PLANES};
 use renju_selfplay::eval::Evaluator;
-use renju_selfplay::linepattern::TABLE_FILE;
+use renju_selfplay::linepattern::{Precision, TABLE_FILE};
 use renju_trainer::config::{LrSchedule, NetConfig, NetKind, OptimizerConfig};
 use renju_trainer::model::{load_evaluator, load_line_table, load_model, ModelConfig, ModelEvaluator};
 use renju_trainer::{RunDir, Trainer};
@@ -48,12 +48,15 @@ fn table_evaluator_equals_the_tch_model_on_1000_random_positions() {
     assert_eq!(info.file, TABLE_FILE);
     assert_eq!(info.checksum.len(), 64);
     let mut tch_ev = ModelEvaluator::load(&gen, tch::Device::Cpu).unwrap();
-    let mut table_ev = load_line_table(&gen).unwrap().evaluator();
+    let net = load_line_table(&gen).unwrap();
+    let mut table_ev = net.evaluator().with_precision(Precision::F32);
+    let mut quant_ev = net.evaluator().with_precision(Precision::I16);
     let n = 1000;
     let (planes, globals) = random_positions(n, 7);
     let a = action_space_size(SIZE);
     let pl = NUM_PLANES * SIZE * SIZE;
     let mut worst = (0f32, 0f32);
+    let mut worst_i16 = (0f32, 0f32);
     let mut black_deciders = 0;
     for chunk in 0..10 {
         let r = chunk * 100..(chunk + 1) * 100;
@@ -67,10 +70,22 @@ fn table_evaluator_equals_the_tch_model_on_1000_random_positions() {
         for (x, y) in want.wdl.iter().zip(&got.wdl) {
             worst.1 = worst.1.max((x - y).abs());
         }
+        let q = quant_ev.evaluate(p, g, 100).unwrap();
+        for (x, y) in want.policy_logits.iter().zip(&q.policy_logits) {
+            worst_i16.0 = worst_i16.0.max((x - y).abs());
+        }
+        for (x, y) in want.wdl.iter().zip(&q.wdl) {
+            worst_i16.1 = worst_i16.1.max((x - y).abs());
+        }
         assert_eq!(got.policy_logits.len(), 100 * a);
     }
     assert!(black_deciders > 100 && black_deciders < 900, "both colours decide: {black_deciders}");
     assert!(worst.0 < 1e-4 && worst.1 < 1e-4, "largest differences: logits {}, wdl {}", worst.0, worst.1);
+    // The i16 table (the default in self-play): within the stated quantisation tolerance,
+    // 1e-2 on a logit and 1e-3 on a W/D/L probability (docs/DESIGN.md), and really quantised.
+    eprintln!("i16 table vs tch: largest differences logits {}, wdl {}", worst_i16.0, worst_i16.1);
+    assert!(worst_i16.0 < 1e-2 && worst_i16.1 < 1e-3, "i16: logits {}, wdl {}", worst_i16.0, worst_i16.1);
+    assert!(worst_i16.0 > worst.0, "the i16 evaluator differs from the f32 one");
     // The outputs are not trivially equal: logits vary across points.
     let out = table_ev.evaluate(&planes[..pl], &globals[..NUM_GLOBALS], 1).unwrap();
     let spread = out.policy_logits.iter().cloned().fold(f32::MIN, f32::max)
