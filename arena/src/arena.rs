@@ -339,7 +339,7 @@ pub fn summarize(names: &[String], records: Vec<GameRecord>, sprt: Option<&SprtC
 }
 
 /// One CSV row of `pairs.csv`.
-#[derive(Serialize)]
+#[derive(Default, Serialize)]
 struct PairRow<'a> {
     player: &'a str,
     opponent: &'a str,
@@ -353,7 +353,7 @@ struct PairRow<'a> {
 }
 
 /// One CSV row of `results.csv`.
-#[derive(Serialize)]
+#[derive(Default, Serialize)]
 struct ResultRow<'a> {
     index: usize,
     first: &'a str,

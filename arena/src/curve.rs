@@ -111,7 +111,7 @@ impl CurveConfig {
 }
 
 /// One row of `curve.csv`: a generation against an opponent.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CurveRow {
     pub generation: u64,
     pub step: u64,

@@ -92,7 +92,7 @@ pub fn assessment_ordinal(text: &str) -> Option<u8> {
 }
 
 /// One row per opening.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct OpeningRow {
     pub code: String,
     pub name: String,
@@ -115,7 +115,7 @@ pub struct OpeningRow {
 }
 
 /// A tallied decision: `(opening or pattern, decision, choice) -> count`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DecisionRow {
     pub opening: String,
     pub decision: String,
@@ -124,7 +124,7 @@ pub struct DecisionRow {
 }
 
 /// An opening-decision pattern of whole protocol games.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PatternRow {
     pub pattern: String,
     /// The canonical opening the first three stones formed, if any.

@@ -4,14 +4,24 @@
 use anyhow::{Context, Result};
 
 /// Serialises `rows` (records implementing `serde::Serialize`, with a header from the field
-/// names) as CSV text.
-pub fn csv_string<T: serde::Serialize>(rows: &[T]) -> Result<String> {
+/// names) as CSV text. No rows give the header line alone (taken from `T::default()`).
+pub fn csv_string<T: serde::Serialize + Default>(rows: &[T]) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
+    if rows.is_empty() {
+        // The csv writer emits the header with the first record: write a default record and
+        // keep the header line, so an empty table still says what its columns are.
+        w.serialize(T::default()).context("serialising the CSV header")?;
+    }
     for r in rows {
         w.serialize(r).context("serialising a CSV row")?;
     }
     let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("finishing CSV: {e}"))?;
-    Ok(String::from_utf8(bytes)?)
+    let text = String::from_utf8(bytes)?;
+    if rows.is_empty() {
+        let header = text.lines().next().unwrap_or("");
+        return Ok(format!("{header}\n"));
+    }
+    Ok(text)
 }
 
 /// A markdown table from a header and rows of cells (`|` in cells is escaped).
@@ -67,12 +77,14 @@ mod tests {
     fn table_and_csv() {
         let t = markdown_table(&["a", "b"], &[vec!["1".into(), "x|y".into()]]);
         assert_eq!(t, "| a | b |\n|---|---|\n| 1 | x\\|y |\n");
-        #[derive(serde::Serialize)]
+        #[derive(serde::Serialize, Default)]
         struct R {
             a: u32,
             b: String,
         }
         let c = csv_string(&[R { a: 1, b: "x,y".into() }]).unwrap();
         assert_eq!(c, "a,b\n1,\"x,y\"\n");
+        // An empty table keeps its header (it used to be an empty file).
+        assert_eq!(csv_string::<R>(&[]).unwrap(), "a,b\n");
     }
 }

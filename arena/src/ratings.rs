@@ -77,7 +77,7 @@ impl ResultMatrix {
 }
 
 /// One row of the ratings table.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Rating {
     pub name: String,
     /// Rating in Elo, relative to the mean of all players (the mean is 0).
