@@ -28,6 +28,8 @@ pub struct SelfplayArgs {
     /// processes, on any machine sharing the directory, plus one `renju-zero trainer --run DIR`).
     /// DIR may be a run on object storage: `s3://bucket/prefix`, `gs://...`, `az://...`,
     /// `file:///dir` (shards are uploaded, generations followed through `models/LATEST`).
+    /// The game and search settings come from the run's config: the flags for them are refused
+    /// with --run (they used to be ignored silently).
     #[arg(long, conflicts_with_all = ["out", "evaluator"])]
     run: Option<String>,
     /// Number of games to play (with --run: stop after this many; default: until Ctrl-C).
@@ -40,37 +42,37 @@ pub struct SelfplayArgs {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Rule variant: renju, standard or freestyle.
-    #[arg(long, default_value_t = defaults().rule)]
+    #[arg(long, default_value_t = defaults().rule, conflicts_with = "run")]
     rule: Rule,
     /// Opening protocol (RULES.md §5): free, free-centre, swap1, rif, fifth-n:N, black-sets, lianhuan, designated...
-    #[arg(long, default_value_t = defaults().protocol)]
+    #[arg(long, default_value_t = defaults().protocol, conflicts_with = "run")]
     protocol: Protocol,
     /// Board side.
-    #[arg(long, default_value_t = defaults().size)]
+    #[arg(long, default_value_t = defaults().size, conflicts_with = "run")]
     size: usize,
     /// Root visits of a full search.
-    #[arg(long, default_value_t = defaults().playouts)]
+    #[arg(long, default_value_t = defaults().playouts, conflicts_with = "run")]
     playouts: u32,
     /// Root visits of a fast search (playout-cap randomisation).
-    #[arg(long, default_value_t = defaults().fast_playouts)]
+    #[arg(long, default_value_t = defaults().fast_playouts, conflicts_with = "run")]
     fast_playouts: u32,
     /// Fraction of decisions searched fully (and recorded).
-    #[arg(long, default_value_t = defaults().full_search_fraction)]
+    #[arg(long, default_value_t = defaults().full_search_fraction, conflicts_with = "run")]
     full_search_fraction: f64,
     /// Worker threads.
-    #[arg(long, default_value_t = defaults().threads)]
+    #[arg(long, default_value_t = defaults().threads, conflicts_with = "run")]
     threads: usize,
     /// Games interleaved per thread.
-    #[arg(long, default_value_t = defaults().games_per_thread)]
+    #[arg(long, default_value_t = defaults().games_per_thread, conflicts_with = "run")]
     games_per_thread: usize,
     /// Draw at this many stones (RULES.md §2 optional cap).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "run")]
     stone_cap: Option<usize>,
     /// Random seed.
-    #[arg(long, default_value_t = defaults().seed)]
+    #[arg(long, default_value_t = defaults().seed, conflicts_with = "run")]
     seed: u64,
     /// Games per shard file.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, conflicts_with = "run")]
     games_per_shard: usize,
     /// Hide the progress bar.
     #[arg(long)]

@@ -47,3 +47,15 @@ fn unknown_evaluator_is_an_error() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown evaluator 'oracle'"));
 }
+
+#[test]
+fn game_flags_are_refused_with_run() {
+    // The run's config decides the game and the search; a flag that would be ignored is an error.
+    let dir = tempfile::tempdir().unwrap();
+    for flag in [["--playouts", "8"], ["--rule", "standard"], ["--threads", "4"]] {
+        let out = bin().args(["selfplay", "--run"]).arg(dir.path()).args(flag).output().unwrap();
+        assert!(!out.status.success(), "{flag:?} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("cannot be used with") && err.contains(flag[0]), "{flag:?}: {err}");
+    }
+}
