@@ -203,6 +203,7 @@ fn a_killed_run_resumes_without_loss_or_duplication() {
         assert!(child.try_wait().unwrap().is_none(), "train exited early");
         std::thread::sleep(Duration::from_millis(50));
     }
+    let killed_pid = child.id();
     child.kill().unwrap();
     child.wait().unwrap();
     let before_shards = shards(&run);
@@ -210,15 +211,25 @@ fn a_killed_run_resumes_without_loss_or_duplication() {
     let before_gens = generations(&run);
     assert!(before_gens.starts_with(&[0, 1, 2]), "{before_gens:?}");
 
-    // What a kill (or a bad disk) can leave: a half-written shard and a corrupt one.
-    std::fs::write(run.join("selfplay/sp-killed-1-000001.npz.tmp"), b"half a shard").unwrap();
+    // What a kill (or a bad disk) can leave: a half-written shard of the killed process and a
+    // corrupt one. Beside them, shards that live writers are still writing (this test process
+    // on this host; a fresh one from another machine): the restart must leave those alone.
+    let host = renju_trainer::rundir::host_tag();
+    let killed = format!("sp-{host}-p{killed_pid}-1-000001.npz.tmp");
+    let live_here = format!("sp-{host}-p{}-1-000009.npz.tmp", std::process::id());
+    let live_elsewhere = "sp-othermachine-p7-1-000009.npz.tmp";
+    std::fs::write(run.join("selfplay").join(&killed), b"half a shard").unwrap();
+    std::fs::write(run.join("selfplay").join(&live_here), b"being written").unwrap();
+    std::fs::write(run.join("selfplay").join(live_elsewhere), b"being written").unwrap();
     std::fs::write(run.join("selfplay/sp-bad-1-000002.npz"), b"not a zip archive").unwrap();
 
     let out = train(&run, 4);
     assert!(out.status.success(), "resumed train failed: {}", String::from_utf8_lossy(&out.stderr));
     let log = std::fs::read_to_string(run.join("train.log")).unwrap();
-    assert!(log.contains("sp-killed-1-000001.npz.tmp"), "the partial shard was not reported: {log}");
-    assert!(!run.join("selfplay/sp-killed-1-000001.npz.tmp").exists());
+    assert!(log.contains(&killed), "the partial shard was not reported: {log}");
+    assert!(!run.join("selfplay").join(&killed).exists());
+    assert!(run.join("selfplay").join(&live_here).exists(), "a live writer's partial shard was removed");
+    assert!(run.join("selfplay").join(live_elsewhere).exists(), "another machine's fresh partial shard was removed");
     assert!(
         log.contains("rejected a shard") && log.contains("sp-bad-1-000002.npz"),
         "the corrupt shard was not reported: {log}"

@@ -28,7 +28,8 @@ pub struct RunCheck {
     pub rejected_shards: usize,
     /// Trainer sessions recorded in `train.log` (`trainer at step ...` lines).
     pub sessions: usize,
-    /// Partial files (`*.tmp`, `.tmp-*`) still present; the next trainer start removes them.
+    /// Partial files (`*.tmp`, `.tmp-*`) still present; the next trainer start removes those
+    /// whose writer is gone (`RunDir::sweep_partial_files`).
     pub partial_files: usize,
     /// Broken invariants; empty when the run is consistent.
     pub problems: Vec<String>,

@@ -196,27 +196,62 @@ impl RunDir {
     /// Finds what a kill can leave half-written: `*.tmp` shards in `selfplay/` and temporary
     /// generation or checkpoint directories. They are never read; this removes them and returns
     /// what it removed, so the caller can report it.
+    ///
+    /// `models/` and `checkpoints/` are written only by the trainer, which holds `trainer.lock`,
+    /// so every partial file there is a dead writer's. `selfplay/` is shared with self-play
+    /// processes that may be writing right now: a `*.tmp` shard there is removed only when its
+    /// writer is known to be gone ([`partial_shard_is_stale`]).
     pub fn sweep_partial_files(&self) -> Result<Vec<PathBuf>> {
         let mut removed = Vec::new();
-        for dir in [self.selfplay(), self.models(), self.checkpoints()] {
+        let selfplay = self.selfplay();
+        for dir in [selfplay.clone(), self.models(), self.checkpoints()] {
             let Ok(entries) = std::fs::read_dir(&dir) else { continue };
             for e in entries.flatten() {
                 let p = e.path();
                 let name = e.file_name().to_string_lossy().to_string();
                 let partial = name.ends_with(".tmp") || name.starts_with(".tmp") || name.contains(".tmp-");
-                if partial {
-                    if p.is_dir() {
-                        std::fs::remove_dir_all(&p).with_context(|| format!("removing {}", p.display()))?;
-                    } else {
-                        std::fs::remove_file(&p).with_context(|| format!("removing {}", p.display()))?;
-                    }
-                    removed.push(p);
+                if !partial || (dir == selfplay && !partial_shard_is_stale(&p, &host_tag(), PARTIAL_SHARD_GRACE)) {
+                    continue;
                 }
+                if p.is_dir() {
+                    std::fs::remove_dir_all(&p).with_context(|| format!("removing {}", p.display()))?;
+                } else {
+                    std::fs::remove_file(&p).with_context(|| format!("removing {}", p.display()))?;
+                }
+                removed.push(p);
             }
         }
         removed.sort();
         Ok(removed)
     }
+}
+
+/// How long a `*.tmp` shard of another machine (or of an unknown writer) must have been left
+/// untouched before a sweep removes it. A shard is written in well under a second, so a file
+/// this old has no live writer.
+pub const PARTIAL_SHARD_GRACE: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Whether the partial shard `path` (`sp-<host>-p<pid>-...npz.tmp`, see
+/// `renju_selfplay::record::default_writer_id`) can no longer be finished: written by process
+/// `pid` of this host (`host`) that no longer runs (`/proc/<pid>` is gone), or, for any other
+/// writer, not modified for `grace`. A file that cannot be read is left alone.
+pub fn partial_shard_is_stale(path: &Path, host: &str, grace: std::time::Duration) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let writer = name.strip_prefix("sp-").and_then(|rest| {
+        let (h, rest) = rest.split_once("-p")?;
+        let pid: u32 = rest.split('-').next()?.parse().ok()?;
+        Some((h.to_string(), pid))
+    });
+    if let Some((h, pid)) = writer {
+        if h == host && Path::new("/proc/self").exists() {
+            return !Path::new(&format!("/proc/{pid}")).exists();
+        }
+    }
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age >= grace)
 }
 
 /// This machine's host name, reduced to `[A-Za-z0-9]` (at most 24 characters; `local` when
@@ -240,4 +275,36 @@ pub fn host_tag() -> String {
 pub fn process_tag() -> String {
     let command = std::env::args().nth(1).filter(|a| !a.starts_with('-')).unwrap_or_else(|| "renju-zero".into());
     format!("{command} pid {}@{}", std::process::id(), host_tag())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn partial_shards_are_stale_only_when_their_writer_is_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, age_s: u64| {
+            let p = dir.path().join(name);
+            let f = std::fs::File::create(&p).unwrap();
+            f.set_modified(SystemTime::now() - Duration::from_secs(age_s)).unwrap();
+            p
+        };
+        let grace = Duration::from_secs(600);
+        let me = std::process::id();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        // This host: decided by whether the pid runs, whatever the age.
+        assert!(!partial_shard_is_stale(&file(&format!("sp-h1-p{me}-5-000001.npz.tmp"), 7200), "h1", grace));
+        assert!(partial_shard_is_stale(&file(&format!("sp-h1-p{dead}-5-000001.npz.tmp"), 0), "h1", grace));
+        // Another host, or a name without a writer: by age.
+        assert!(!partial_shard_is_stale(&file(&format!("sp-h2-p{dead}-5-000002.npz.tmp"), 60), "h1", grace));
+        assert!(partial_shard_is_stale(&file(&format!("sp-h2-p{me}-5-000003.npz.tmp"), 601), "h1", grace));
+        assert!(!partial_shard_is_stale(&file("odd.npz.tmp", 10), "h1", grace));
+        assert!(partial_shard_is_stale(&file("odd2.npz.tmp", 3600), "h1", grace));
+        // A file that is not there is never stale (nothing to remove).
+        assert!(!partial_shard_is_stale(&dir.path().join("sp-h2-p1-1-1.npz.tmp"), "h1", grace));
+    }
 }
