@@ -62,6 +62,13 @@ pub struct CurveArgs {
     /// With --follow: seconds between looks at the run's models.
     #[arg(long, default_value_t = 30)]
     pub poll_seconds: u64,
+    /// Override a key of the run's config for the curve's games only (the run is not
+    /// changed), `SECTION.KEY=VALUE` as for `train --set`: e.g. `--set
+    /// selfplay.search.vcf_nodes=200` plays the curve with the VCF solver in the search. Both
+    /// sides use the result. Repeat for several; give a fresh --out (a curve directory keeps
+    /// the settings it was made with).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
 }
 
 /// Self-play games per shard, by the generation that finished each game; read once per shard.
@@ -104,8 +111,9 @@ fn trained_steps(dir: &Path) -> Result<u64> {
 /// Run the command; returns the process exit code.
 pub fn run(args: CurveArgs) -> Result<i32> {
     let run = RunDir::new(&args.run);
-    let cfg =
-        RunConfig::load(&run.config()).with_context(|| format!("{} is not a run directory", args.run.display()))?;
+    anyhow::ensure!(run.config().exists(), "{} is not a run directory (no config.toml)", args.run.display());
+    let cfg: RunConfig = renju_zero::pipeline::check_config(&run.config(), &args.sets)
+        .with_context(|| format!("reading the config of run {}", args.run.display()))?;
     let models = run.models();
     let gen_dir = |g: u64| run.generation(g);
     let texts = if args.opponents.is_empty() {
@@ -142,8 +150,9 @@ pub fn run(args: CurveArgs) -> Result<i32> {
     let stop = if args.follow { Stop::on_signals()? } else { Stop::default() };
     let mut tally = GameTally::default();
     let load_model = evaluator_loader(DeviceChoice::Auto.resolve()?);
+    let sets = if args.sets.is_empty() { String::new() } else { format!(" (--set {})", args.sets.join(" --set ")) };
     eprintln!(
-        "curve of {}: {} {}, stone cap {}, {} games per match, {} playouts, batch {}, explore {} -> {}",
+        "curve of {}{sets}: {} {}, stone cap {}, {} games per match, {} playouts, batch {}, explore {} -> {}",
         run.root.display(),
         cfg.game.rule,
         cfg.game.protocol,

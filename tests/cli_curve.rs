@@ -91,4 +91,21 @@ fn curve_writes_one_row_per_generation_and_opponent_and_a_plot() {
     // Whole games under the run's protocol (rif): the records of a match say so.
     let games = std::fs::read_to_string(out.join("matches/gen-000002-vs-heuristic/games.jsonl")).unwrap();
     assert!(games.lines().all(|l| l.contains("\"protocol\":\"rif\"")), "{games}");
+
+    // `--set` changes the curve's search, not the run; a curve directory keeps its settings.
+    let config_before = std::fs::read_to_string(run.join("config.toml")).unwrap();
+    let with_vcf = |out: &Path| {
+        let mut c = bin();
+        c.args(["curve", "--run"]).arg(&run).args(["--every-generations", "2", "--games", "2", "--playouts", "4"]);
+        c.args(["--threads", "2", "--opponent", "heuristic", "--set", "selfplay.search.vcf_nodes=50", "--out"]);
+        c.arg(out).output().unwrap()
+    };
+    let o = with_vcf(&d.path().join("curve-vcf"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let settings = std::fs::read_to_string(d.path().join("curve-vcf/curve-settings.json")).unwrap();
+    assert!(settings.contains("\"vcf_nodes\": 50"), "{settings}");
+    assert_eq!(std::fs::read_to_string(run.join("config.toml")).unwrap(), config_before, "the run's config changed");
+    let o = with_vcf(&out);
+    assert!(!o.status.success(), "a curve directory accepted other settings");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("other match settings"));
 }
