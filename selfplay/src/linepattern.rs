@@ -536,11 +536,15 @@ impl LinePatternWeights {
 /// A loaded line-pattern network: weights plus the board geometry, shared (`Arc`) by the
 /// evaluators of every thread.
 pub struct LinePatternNet {
+    /// The weights without their table (`w.table` is empty: the table lives in `rows_f32`, so
+    /// a loaded net holds it once).
     w: LinePatternWeights,
+    /// [`LinePatternWeights::checksum`] of the weights as loaded.
+    checksum: String,
     view: StoneView,
     geometry: Arc<LineGeometry>,
-    /// The table as the f32 kernel reads it (built on first use).
-    rows_f32: OnceLock<Rows<f32>>,
+    /// The table as the f32 kernel reads it (rows on cache lines).
+    rows_f32: Rows<f32>,
     /// The table quantised to i16 (built on first use).
     rows_i16: OnceLock<QuantisedTable>,
 }
@@ -622,11 +626,18 @@ pub struct QuantisedTable {
 }
 
 impl QuantisedTable {
-    /// Quantises `table` (`[2, CANONICAL_PATTERNS, f]`, as in [`LinePatternWeights::table`]).
-    pub fn new(table: &[f32], f: usize) -> QuantisedTable {
-        let max = table.iter().fold(0f32, |m, v| m.max(v.abs()));
+    /// Quantises the f32 table `table` (`2 * CANONICAL_PATTERNS` rows of `f`).
+    fn new(table: &Rows<f32>, f: usize) -> QuantisedTable {
+        let (data, st) = (table.data(), table.stride);
+        let value = |r: usize, c: usize| data[r * st + c];
+        let mut max = 0f32;
+        for r in 0..2 * CANONICAL_PATTERNS {
+            for c in 0..f {
+                max = max.max(value(r, c).abs());
+            }
+        }
         let scale = if max > 0.0 { max / 32_767.0 } else { 1.0 };
-        let rows = Rows::new(2 * CANONICAL_PATTERNS, f, |r, c| (table[r * f + c] / scale).round() as i16);
+        let rows = Rows::new(2 * CANONICAL_PATTERNS, f, |r, c| (value(r, c) / scale).round() as i16);
         QuantisedTable { rows, scale }
     }
 
@@ -638,8 +649,9 @@ impl QuantisedTable {
 }
 
 impl LinePatternNet {
-    /// Checks the weights against this build (encoder version) and precomputes the geometry.
-    pub fn new(w: LinePatternWeights) -> Result<Arc<LinePatternNet>> {
+    /// Checks the weights against this build (encoder version), precomputes the geometry and
+    /// moves the table into the evaluator's layout.
+    pub fn new(mut w: LinePatternWeights) -> Result<Arc<LinePatternNet>> {
         w.validate()?;
         ensure!(
             w.encoder_version == ENCODER_VERSION,
@@ -648,22 +660,37 @@ impl LinePatternNet {
         );
         let view = StoneView::of_encoder(w.encoder_version)?;
         let geometry = Arc::new(LineGeometry::new(w.board_size));
-        Ok(Arc::new(LinePatternNet { w, view, geometry, rows_f32: OnceLock::new(), rows_i16: OnceLock::new() }))
+        let checksum = w.checksum();
+        let f = w.features;
+        let rows_f32 = Rows::new(2 * CANONICAL_PATTERNS, f, |r, c| w.table[r * f + c]);
+        w.table = Vec::new();
+        Ok(Arc::new(LinePatternNet { w, checksum, view, geometry, rows_f32, rows_i16: OnceLock::new() }))
     }
 
     fn rows_f32(&self) -> &Rows<f32> {
-        let f = self.w.features;
-        self.rows_f32.get_or_init(|| Rows::new(2 * CANONICAL_PATTERNS, f, |r, c| self.w.table[r * f + c]))
+        &self.rows_f32
     }
 
     /// The i16 table (quantised on first use, then shared by every evaluator of this net).
     pub fn quantised(&self) -> &QuantisedTable {
-        self.rows_i16.get_or_init(|| QuantisedTable::new(&self.w.table, self.w.features))
+        self.rows_i16.get_or_init(|| QuantisedTable::new(&self.rows_f32, self.w.features))
     }
 
-    /// The weights.
-    pub fn weights(&self) -> &LinePatternWeights {
-        &self.w
+    /// [`LinePatternWeights::checksum`] of the weights this net was made from.
+    pub fn checksum(&self) -> &str {
+        &self.checksum
+    }
+
+    /// Feature channels `F`.
+    pub fn features(&self) -> usize {
+        self.w.features
+    }
+
+    /// Value `c` of table row `row` (`row = colour * CANONICAL_PATTERNS + id`, as in
+    /// [`LinePatternWeights::table`]).
+    pub fn table_value(&self, row: usize, c: usize) -> f32 {
+        assert!(c < self.w.features, "channel {c} of {}", self.w.features);
+        self.rows_f32.data()[row * self.rows_f32.stride + c]
     }
 
     /// A per-thread evaluator factory over this network (for
@@ -689,6 +716,8 @@ impl LinePatternNet {
 struct Scratch {
     cells: Vec<u8>,
     raw: Vec<u32>,
+    /// `[S*S]`: bit `k` set where sparse per-point input `k` is.
+    flags: Vec<u8>,
     /// First-layer activations on the board padded by one zero point on every side
     /// (`[(S+2)*(S+2), F]`): the depthwise 3x3 reads its taps without bounds checks.
     act: Vec<f32>,
@@ -846,92 +875,192 @@ fn add_to(a: &mut [f32], b: &[f32]) {
     }
 }
 
-/// The line features of one empty point: the sum of its 4 table rows, added to `h` (`[F]`).
+/// The line features of one empty point: the sum of its 4 table rows.
 trait LineRows {
-    /// `h += sum_d row(ids[d])` where `ids` are canonical ids into the deciding colour's table,
-    /// which starts at row `colour * CANONICAL_PATTERNS`. With `AVX2` (only inside
-    /// `kernel_avx2`) and `F` a multiple of 8, written with intrinsics; the same result.
-    fn add_lines<const AVX2: bool>(&self, colour: usize, ids: [usize; 4], f: usize, h: &mut [f32]);
+    type Elem: Copy;
+    /// The 4 rows (`[F]` each) of canonical ids `ids` in the deciding colour's table, which
+    /// starts at row `colour * CANONICAL_PATTERNS`.
+    fn rows(&self, colour: usize, ids: [usize; 4], f: usize) -> [&[Self::Elem]; 4];
+    /// `h += sum of rows` (`h`: `[F]`), the portable loop.
+    fn add_lines(&self, rows: [&[Self::Elem]; 4], h: &mut [f32]);
+    /// The same for the 8 channels from `c`: returns `v + sum of rows[.., c..c + 8]`, in the
+    /// portable loop's order per lane.
+    ///
+    /// # Safety
+    /// AVX2; every row holds at least `c + 8` values.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn add_chunk_avx2(
+        &self,
+        rows: &[&[Self::Elem]; 4],
+        c: usize,
+        v: std::arch::x86_64::__m256,
+    ) -> std::arch::x86_64::__m256;
 }
 
 impl LineRows for Rows<f32> {
+    type Elem = f32;
     #[inline(always)]
-    fn add_lines<const AVX2: bool>(&self, colour: usize, ids: [usize; 4], f: usize, h: &mut [f32]) {
+    fn rows(&self, colour: usize, ids: [usize; 4], f: usize) -> [&[f32]; 4] {
         let (data, st) = (self.data(), self.stride);
         let base = colour * CANONICAL_PATTERNS;
-        let rows = ids.map(|id| &data[(base + id) * st..(base + id) * st + f]);
-        #[cfg(target_arch = "x86_64")]
-        if AVX2 && f.is_multiple_of(8) && h.len() >= f {
-            // SAFETY: AVX2 is true only inside `kernel_avx2`; every row and `h` hold `f` values.
-            unsafe { lines_f32_avx2(rows, f, h) };
-            return;
-        }
+        ids.map(|id| &data[(base + id) * st..(base + id) * st + f])
+    }
+    #[inline(always)]
+    fn add_lines(&self, rows: [&[f32]; 4], h: &mut [f32]) {
         for r in rows {
             add_to(h, r);
         }
     }
-}
-
-impl LineRows for QuantisedTable {
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    fn add_lines<const AVX2: bool>(&self, colour: usize, ids: [usize; 4], f: usize, h: &mut [f32]) {
-        let (data, st) = (self.rows.data(), self.rows.stride);
-        let base = colour * CANONICAL_PATTERNS;
-        let rows = ids.map(|id| &data[(base + id) * st..(base + id) * st + f]);
-        let scale = self.scale;
-        #[cfg(target_arch = "x86_64")]
-        if AVX2 && f.is_multiple_of(8) && h.len() >= f {
-            // SAFETY: as above.
-            unsafe { lines_i16_avx2(rows, f, scale, h) };
-            return;
-        }
-        let [r0, r1, r2, r3] = rows;
-        // Integer adds are exact, so every SIMD variant gives the same bits; the sum (at most
-        // 4 * 32_767) converts to f32 exactly.
-        for i in 0..h.len().min(f) {
-            let q = r0[i] as i32 + r1[i] as i32 + r2[i] as i32 + r3[i] as i32;
-            h[i] += q as f32 * scale;
-        }
-    }
-}
-
-/// `h += r0; h += r1; h += r2; h += r3` (in that order, per lane, as the portable loop).
-///
-/// # Safety
-/// AVX2; every row and `h` hold at least `f` values, `f.is_multiple_of(8)`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn lines_f32_avx2(rows: [&[f32]; 4], f: usize, h: &mut [f32]) {
-    use std::arch::x86_64::*;
-    let hp = h.as_mut_ptr();
-    for c in (0..f).step_by(8) {
-        let mut v = _mm256_loadu_ps(hp.add(c));
+    unsafe fn add_chunk_avx2(
+        &self,
+        rows: &[&[f32]; 4],
+        c: usize,
+        mut v: std::arch::x86_64::__m256,
+    ) -> std::arch::x86_64::__m256 {
+        use std::arch::x86_64::*;
         for r in rows {
             v = _mm256_add_ps(v, _mm256_loadu_ps(r.as_ptr().add(c)));
         }
-        _mm256_storeu_ps(hp.add(c), v);
+        v
     }
 }
 
-/// `h += (r0 + r1 + r2 + r3) as f32 * scale` with the row sum in i32, as the portable loop.
-///
-/// # Safety
-/// AVX2; every row and `h` hold at least `f` values, `f.is_multiple_of(8)`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn lines_i16_avx2(rows: [&[i16]; 4], f: usize, scale: f32, h: &mut [f32]) {
-    use std::arch::x86_64::*;
-    let hp = h.as_mut_ptr();
-    let sc = _mm256_set1_ps(scale);
-    // 8 i16 of row `r` from channel `c`, widened to i32.
-    let ld = |r: &[i16], c: usize| _mm256_cvtepi16_epi32(_mm_loadu_si128(r.as_ptr().add(c) as *const __m128i));
-    for c in (0..f).step_by(8) {
-        let q = _mm256_add_epi32(
-            _mm256_add_epi32(_mm256_add_epi32(ld(rows[0], c), ld(rows[1], c)), ld(rows[2], c)),
-            ld(rows[3], c),
-        );
-        let at = hp.add(c);
-        _mm256_storeu_ps(at, _mm256_add_ps(_mm256_loadu_ps(at), _mm256_mul_ps(_mm256_cvtepi32_ps(q), sc)));
+impl LineRows for QuantisedTable {
+    type Elem = i16;
+    #[inline(always)]
+    fn rows(&self, colour: usize, ids: [usize; 4], f: usize) -> [&[i16]; 4] {
+        let (data, st) = (self.rows.data(), self.rows.stride);
+        let base = colour * CANONICAL_PATTERNS;
+        ids.map(|id| &data[(base + id) * st..(base + id) * st + f])
+    }
+    #[inline(always)]
+    fn add_lines(&self, rows: [&[i16]; 4], h: &mut [f32]) {
+        let [r0, r1, r2, r3] = rows;
+        let scale = self.scale;
+        // Integer adds are exact, so every SIMD variant gives the same bits; the sum (at most
+        // 4 * 32_767) converts to f32 exactly.
+        for (i, x) in h.iter_mut().enumerate().take(r0.len()) {
+            let q = r0[i] as i32 + r1[i] as i32 + r2[i] as i32 + r3[i] as i32;
+            *x += q as f32 * scale;
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn add_chunk_avx2(
+        &self,
+        rows: &[&[i16]; 4],
+        c: usize,
+        v: std::arch::x86_64::__m256,
+    ) -> std::arch::x86_64::__m256 {
+        use std::arch::x86_64::*;
+        // 8 i16 of row `r` from channel `c`, widened to i32.
+        let ld = |r: &[i16]| _mm256_cvtepi16_epi32(_mm_loadu_si128(r.as_ptr().add(c) as *const __m128i));
+        let q =
+            _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(ld(rows[0]), ld(rows[1])), ld(rows[2])), ld(rows[3]));
+        _mm256_add_ps(v, _mm256_mul_ps(_mm256_cvtepi32_ps(q), _mm256_set1_ps(self.scale)))
+    }
+}
+
+/// The inputs of the first layer of one position (see [`FirstLayer::run`]).
+struct FirstLayer<'a, T, I> {
+    w: &'a LinePatternWeights,
+    /// The table at its precision, and the deciding colour's half of it (0 Black, 1 White).
+    table: &'a T,
+    colour: usize,
+    /// `[S*S]` cells ([`cell`]), from the deciding player's view.
+    cells: &'a [u8],
+    /// The canonical ids of a point's 4 line patterns.
+    ids_of: I,
+    /// `[S*S]`: bit `k` set where sparse per-point input `k` is.
+    flags: &'a [u8],
+    /// `[F]`: the per-position bias from the globals.
+    gbias: &'a [f32],
+}
+
+impl<T: LineRows, I: Fn(usize) -> [usize; 4]> FirstLayer<'_, T, I> {
+    /// First layer of every point into `act` (`[(S+2)^2, F]`, interior points): `h = gbias`,
+    /// plus the line features (an empty point) or the own/opponent stone embedding, plus the
+    /// embedding of every sparse input set at the point (in increasing `k`), then `relu`. The
+    /// portable loop.
+    #[inline(always)]
+    fn run(&self, act: &mut [f32]) {
+        let FirstLayer { w, table, colour, cells, ref ids_of, flags, gbias } = *self;
+        let (s, f) = (w.board_size, gbias.len());
+        let sp = s + 2;
+        for y in 0..s {
+            for x in 0..s {
+                let p = y * s + x;
+                let q = (y + 1) * sp + x + 1;
+                let h = &mut act[q * f..(q + 1) * f];
+                h.copy_from_slice(gbias);
+                let c = cells[p];
+                if c == cell::EMPTY {
+                    table.add_lines(table.rows(colour, ids_of(p), f), h);
+                } else {
+                    let k = (c - 1) as usize; // own 0, opponent 1
+                    add_to(h, &w.point_embed[k * f..(k + 1) * f]);
+                }
+                let mut m = flags[p];
+                while m != 0 {
+                    let k = m.trailing_zeros() as usize + 2;
+                    add_to(h, &w.point_embed[k * f..(k + 1) * f]);
+                    m &= m - 1;
+                }
+                for v in h.iter_mut() {
+                    *v = v.max(0.0);
+                }
+            }
+        }
+    }
+
+    /// [`Self::run`] with AVX2 intrinsics for `F` a multiple of 8: each point's 8-channel
+    /// chunk stays in a register from the bias to the `relu` and is stored once. The same
+    /// operations in the same order per lane, so the outputs are bit-identical.
+    ///
+    /// # Safety
+    /// AVX2; `gbias.len() % 8 == 0`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn run_avx2(&self, act: &mut [f32]) {
+        let FirstLayer { w, table, colour, cells, ref ids_of, flags, gbias } = *self;
+        use std::arch::x86_64::*;
+        let (s, f) = (w.board_size, gbias.len());
+        let sp = s + 2;
+        assert!(f.is_multiple_of(8) && act.len() >= sp * sp * f && cells.len() >= s * s && flags.len() >= s * s);
+        assert!(w.point_embed.len() >= POINT_INPUTS * f);
+        let (emb, gb) = (w.point_embed.as_ptr(), gbias.as_ptr());
+        let zero = _mm256_setzero_ps();
+        let extras = |mut v: __m256, flags: u8, c: usize| {
+            let mut m = flags;
+            while m != 0 {
+                let k = m.trailing_zeros() as usize + 2;
+                v = _mm256_add_ps(v, _mm256_loadu_ps(emb.add(k * f + c)));
+                m &= m - 1;
+            }
+            v
+        };
+        for y in 0..s {
+            for x in 0..s {
+                let p = y * s + x;
+                let dst = act.as_mut_ptr().add(((y + 1) * sp + x + 1) * f);
+                let (cl, fl) = (cells[p], flags[p]);
+                if cl == cell::EMPTY {
+                    let rows = table.rows(colour, ids_of(p), f);
+                    for c in (0..f).step_by(8) {
+                        let v = table.add_chunk_avx2(&rows, c, _mm256_loadu_ps(gb.add(c)));
+                        _mm256_storeu_ps(dst.add(c), _mm256_max_ps(extras(v, fl, c), zero));
+                    }
+                } else {
+                    let k = (cl - 1) as usize;
+                    for c in (0..f).step_by(8) {
+                        let v = _mm256_add_ps(_mm256_loadu_ps(gb.add(c)), _mm256_loadu_ps(emb.add(k * f + c)));
+                        _mm256_storeu_ps(dst.add(c), _mm256_max_ps(extras(v, fl, c), zero));
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -978,40 +1107,28 @@ fn kernel_rows<const FC: usize, const AVX2: bool, T: LineRows>(
         sc.act.clear();
         sc.act.resize(sp * sp * f, 0.0); // the border stays zero: only interior points are written
     }
-    let gbias = &sc.gbias[..f];
-    for y in 0..s {
-        for x in 0..s {
-            let p = y * s + x;
-            let q = (y + 1) * sp + x + 1;
-            let h = &mut sc.act[q * f..(q + 1) * f];
-            h.copy_from_slice(gbias);
-            let c = sc.cells[p];
-            if c == cell::EMPTY {
-                let raw = &sc.raw[p * 4..p * 4 + 4];
-                let id = |d: usize| canon[raw[d] as usize] as usize;
-                let ids = [id(0), id(1), id(2), id(3)];
-                table.add_lines::<AVX2>(colour, ids, f, h);
-            } else {
-                let k = (c - 1) as usize; // own 0, opponent 1
-                add_to(h, &w.point_embed[k * f..(k + 1) * f]);
-            }
-        }
-    }
-    // The sparse per-point inputs (forbidden points, offers, the last stones), plane by plane:
-    // each point still adds its embeddings in plane order, after its line features.
+    // Bit k of flags[p]: sparse input k (forbidden point, offer, the last stones) is set at p.
+    sc.flags.clear();
+    sc.flags.resize(pp, 0);
     for (k, &pl) in net.view.extra_planes().iter().enumerate() {
-        let emb = &w.point_embed[(k + 2) * f..(k + 3) * f];
-        for_set_points(&planes[pl * pp..(pl + 1) * pp], |p| {
-            let q = (p / s + 1) * sp + p % s + 1;
-            add_to(&mut sc.act[q * f..(q + 1) * f], emb);
-        });
+        for_set_points(&planes[pl * pp..(pl + 1) * pp], |p| sc.flags[p] |= 1 << k);
     }
-    for y in 0..s {
-        let row = (y + 1) * sp + 1;
-        for v in &mut sc.act[row * f..(row + s) * f] {
-            *v = v.max(0.0);
-        }
+    let raw = &sc.raw;
+    let ids_of = |p: usize| {
+        let r = &raw[p * 4..p * 4 + 4];
+        let id = |d: usize| canon[r[d] as usize] as usize;
+        [id(0), id(1), id(2), id(3)]
+    };
+    let layer = FirstLayer { w, table, colour, cells: &sc.cells, ids_of, flags: &sc.flags, gbias: &sc.gbias[..f] };
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 && f.is_multiple_of(8) {
+        // SAFETY: `AVX2` is true only inside `kernel_avx2`, which runs only on AVX2 CPUs.
+        unsafe { layer.run_avx2(&mut sc.act) };
+    } else {
+        layer.run(&mut sc.act);
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    layer.run(&mut sc.act);
     // Depthwise 3x3 with a residual; the zero border stands for "outside the board".
     sc.pooled.clear();
     sc.pooled.resize(2 * f, 0.0);
@@ -1424,6 +1541,7 @@ mod tests {
     fn quantised_table_stays_within_its_stated_error() {
         let w = random_weights(15, 32, 16, 11);
         let max = w.table.iter().fold(0f32, |m, v| m.max(v.abs()));
+        let table = w.table.clone();
         let net = LinePatternNet::new(w).unwrap();
         let qt = net.quantised();
         assert!((qt.scale - max / 32_767.0).abs() < 1e-9);
@@ -1432,7 +1550,8 @@ mod tests {
         let mut worst = 0f32;
         for r in 0..2 * CANONICAL_PATTERNS {
             for c in 0..f {
-                let want = net.w.table[r * f + c];
+                let want = table[r * f + c];
+                assert_eq!(net.table_value(r, c), want);
                 worst = worst.max((data[r * qt.rows.stride + c] as f32 * qt.scale - want).abs());
             }
         }

@@ -144,7 +144,7 @@ fn main() -> Result<()> {
     let index_s = t.elapsed().as_secs_f64() / done as f64;
     println!(
         "table evaluator (F = {}, {simd}): {table_pps:.0} positions/s per thread wall-clock, {table_cpu:.0} per CPU-second ({:.2} us each; pattern indices {:.2} us = {:.1}% of wall-clock) [load {load0} -> {}]",
-        net.weights().features,
+        net.features(),
         1e6 / table_pps,
         index_s * 1e6,
         100.0 * index_s * table_pps,

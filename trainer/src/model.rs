@@ -280,10 +280,12 @@ pub fn write_model_files(dir: &Path, vs: &nn::VarStore, config: &ModelConfig) ->
 /// torch-free evaluator. Errors when the model is not a line-pattern net (naming its kind), when
 /// `config.json` records no table, or when the table's version or checksum disagrees with it.
 /// A table already loaded by this process (same directory, same checksum in `config.json`) is
-/// shared instead of read again (the arena builds an evaluator per game).
+/// shared instead of read again (the arena builds an evaluator per game); the process keeps the
+/// [`LINE_TABLE_CACHE`] most recently used ones (a run publishes a generation every few
+/// seconds, and a cache that kept them all held 17 MB per generation).
 pub fn load_line_table(dir: &Path) -> Result<Arc<LinePatternNet>> {
     type Stamp = (String, u64, Option<std::time::SystemTime>);
-    type Cache = std::sync::Mutex<HashMap<PathBuf, (Stamp, Arc<LinePatternNet>)>>;
+    type Cache = std::sync::Mutex<Vec<(PathBuf, Stamp, Arc<LinePatternNet>)>>;
     static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
     let dir = resolve_model_dir(dir)?;
     let key = dir.canonicalize().unwrap_or_else(|_| dir.clone());
@@ -294,19 +296,26 @@ pub fn load_line_table(dir: &Path) -> Result<Arc<LinePatternNet>> {
         (sum, meta.as_ref().map_or(0, |m| m.len()), meta.and_then(|m| m.modified().ok()))
     };
     let recorded = ModelConfig::read(&dir)?.line_table.map(|t| stamp(t.checksum));
-    if let (Some(want), Ok(c)) = (&recorded, cache.lock()) {
-        if let Some((s, net)) = c.get(&key) {
-            if s == want {
-                return Ok(net.clone());
-            }
+    if let (Some(want), Ok(mut c)) = (&recorded, cache.lock()) {
+        if let Some(i) = c.iter().position(|(k, s, _)| k == &key && s == want) {
+            let hit = c.remove(i);
+            let net = hit.2.clone();
+            c.push(hit); // most recently used last
+            return Ok(net);
         }
     }
     let net = read_line_table(&dir)?;
     if let Ok(mut c) = cache.lock() {
-        c.insert(key, (stamp(net.weights().checksum()), net.clone()));
+        c.retain(|(k, _, _)| k != &key);
+        c.push((key, stamp(net.checksum().to_string()), net.clone()));
+        let excess = c.len().saturating_sub(LINE_TABLE_CACHE);
+        c.drain(..excess);
     }
     Ok(net)
 }
+
+/// How many loaded line-pattern nets [`load_line_table`] keeps for reuse.
+pub const LINE_TABLE_CACHE: usize = 4;
 
 fn read_line_table(dir: &Path) -> Result<Arc<LinePatternNet>> {
     let config = ModelConfig::read(dir)?;
