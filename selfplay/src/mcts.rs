@@ -103,6 +103,18 @@ enum NodeState {
 use NodeState::{Expanded, Leaf, Pending, Terminal};
 const F_CHECKED: u8 = 1;
 const F_PRUNED: u8 = 2;
+/// On an expanded node: only its first [`SORTED_PREFIX`] children are sorted by prior; the
+/// others (all unvisited, none with a higher prior) are sorted when the scan first reaches them.
+const F_TAIL_UNSORTED: u8 = 4;
+/// Children sorted at expansion; most nodes are visited a few times, so sorting all ~200 (a
+/// sixth of a self-play thread's time, measured) is mostly wasted.
+const SORTED_PREFIX: usize = 16;
+
+/// The order of a fresh node's children: prior descending (NaN equal); a stable sort keeps
+/// equal priors in the order the children were made.
+fn by_prior(x: &Node, y: &Node) -> std::cmp::Ordering {
+    y.prior.partial_cmp(&x.prior).unwrap_or(std::cmp::Ordering::Equal)
+}
 /// Children scored together in [`Mcts::select`]'s fast path.
 const CHUNK: usize = 8;
 
@@ -250,6 +262,9 @@ pub struct Mcts {
     paths: Vec<u32>,
     path: Vec<u32>,
     scratch: Vec<u16>,
+    /// Scratch of [`Mcts::sort_children`]: `(prior, position)` keys and a copy of the children.
+    sort_keys: Vec<(f32, u32)>,
+    sort_nodes: Vec<Node>,
     noise_wanted: bool,
     /// A Gumbel root search asked for by [`Mcts::start_gumbel`] and not yet started (the root is
     /// not expanded): `(budget, noise, seed of the noise)`.
@@ -282,6 +297,8 @@ impl Mcts {
             paths: Vec::new(),
             path: Vec::with_capacity(64),
             scratch: Vec::with_capacity(400),
+            sort_keys: Vec::with_capacity(400),
+            sort_nodes: Vec::with_capacity(400),
             noise_wanted: false,
             gumbel_wanted: None,
             gumbel: None,
@@ -343,6 +360,7 @@ impl Mcts {
     /// would put an unvisited child that the noise lifted before visited children, and the scan,
     /// which stops at the first unvisited child, would never score those visited children.)
     fn sort_root_after_noise(&mut self) {
+        self.nodes[self.root as usize].flags &= !F_TAIL_UNSORTED;
         let kids = self.nodes[self.root as usize].children();
         self.nodes[kids].sort_by(|x, y| {
             let (vx, vy) = (x.n + x.vl > 0, y.n + y.vl > 0);
@@ -350,21 +368,61 @@ impl Mcts {
         });
     }
 
-    /// Sort the children of `node` by prior, descending (visited children first when equal).
+    /// Order the children of the freshly expanded `node` for [`Mcts::select`] as a stable sort
+    /// by prior (descending; equal priors in the order made, as the line-pattern net gives
+    /// identical logits to points with identical surroundings) would. Only the first
+    /// [`SORTED_PREFIX`] are placed now: the highest priors, chosen by a selection over
+    /// `(prior, position)` keys and sorted; the others follow in the order made, and
+    /// [`Mcts::sort_tail`] sorts them stably if the scan ever reaches them. The final order is
+    /// the full stable sort's, so the search is the same, only cheaper.
     fn sort_children(&mut self, node: u32) {
         let kids = self.nodes[node as usize].children();
-        let cmp =
-            |x: &Node, y: &Node| y.prior.partial_cmp(&x.prior).unwrap_or(std::cmp::Ordering::Equal).then(y.n.cmp(&x.n));
-        // A stable sort leaves an already ordered slice as it is: skip it then (cheap check;
-        // `cmp(x, y) != Greater` spelled out, NaN priors comparing equal as in `cmp`).
-        let not_greater = |a: f32, b: f32| a.partial_cmp(&b) != Some(std::cmp::Ordering::Greater);
-        if self.nodes[kids.clone()]
-            .windows(2)
-            .all(|w| not_greater(w[1].prior, w[0].prior) && (w[1].prior < w[0].prior || w[1].n <= w[0].n))
-        {
+        let n = kids.len();
+        if n <= SORTED_PREFIX || node == self.root {
+            // The root in full: root noise and the Gumbel root go through every child in order.
+            self.nodes[kids].sort_by(by_prior);
             return;
         }
-        self.nodes[kids].sort_by(cmp);
+        self.sort_prefix(node);
+    }
+
+    /// The partial order of [`Mcts::sort_children`] for a node of more than [`SORTED_PREFIX`]
+    /// children: the sorted prefix, then the rest in the order made; sets [`F_TAIL_UNSORTED`].
+    fn sort_prefix(&mut self, node: u32) {
+        let kids = self.nodes[node as usize].children();
+        let n = kids.len();
+        let key_order = |a: &(f32, u32), b: &(f32, u32)| {
+            b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1))
+        };
+        let keys = &mut self.sort_keys;
+        keys.clear();
+        keys.extend(self.nodes[kids.clone()].iter().enumerate().map(|(i, c)| (c.prior, i as u32)));
+        keys.select_nth_unstable_by(SORTED_PREFIX - 1, key_order);
+        keys[..SORTED_PREFIX].sort_unstable_by(key_order);
+        let top = &mut keys[..SORTED_PREFIX];
+        let out = &mut self.sort_nodes;
+        out.clear();
+        out.extend(top.iter().map(|&(_, i)| self.nodes[kids.start + i as usize]));
+        // The rest in the order made: walk the positions, skipping the chosen ones (sorted).
+        top.sort_unstable_by_key(|k| k.1);
+        let mut next = top.iter().map(|k| k.1 as usize).peekable();
+        for i in 0..n {
+            if next.peek() == Some(&i) {
+                next.next();
+            } else {
+                out.push(self.nodes[kids.start + i]);
+            }
+        }
+        self.nodes[kids].copy_from_slice(out);
+        self.nodes[node as usize].flags |= F_TAIL_UNSORTED;
+    }
+
+    /// Sorts the children of `node` after the first [`SORTED_PREFIX`] (see [`F_TAIL_UNSORTED`]),
+    /// stably, so equal priors keep the order made.
+    fn sort_tail(&mut self, node: u32) {
+        let kids = self.nodes[node as usize].children();
+        self.nodes[kids.start + SORTED_PREFIX..kids.end].sort_by(by_prior);
+        self.nodes[node as usize].flags &= !F_TAIL_UNSORTED;
     }
 
     /// Run playouts until `max_leaves` leaves await evaluation, or `max_playouts` playouts were
@@ -722,6 +780,13 @@ impl Mcts {
                 }
             }
             let Some(i) = stop else { break };
+            if self.nodes[node as usize].flags & F_TAIL_UNSORTED != 0 && i >= nd.first_child as usize + SORTED_PREFIX {
+                // The scan reached the unsorted tail: sort it and look again from here (its
+                // best child comes first; nothing before `i` changes).
+                self.sort_tail(node);
+                start = i;
+                continue;
+            }
             let ch = self.nodes[i];
             if ch.flags & F_CHECKED == 0 {
                 if !self.walker.is_legal(ch.action as usize) {
@@ -903,6 +968,11 @@ impl Mcts {
         self.nodes = fresh;
         self.root = 0;
         self.walker = Walker::new(game);
+        // The root's children in their full order (root noise and the Gumbel root go through
+        // them in order): a kept interior node may still have its tail unsorted.
+        if self.nodes[0].flags & F_TAIL_UNSORTED != 0 {
+            self.sort_tail(0);
+        }
         // Root children must be exactly legal (the policy target never holds a forbidden point).
         let r = self.nodes[0];
         if r.state == Expanded {
@@ -1075,6 +1145,55 @@ mod tests {
         g.apply(crate::action::action_from_index(best, 15).unwrap()).unwrap();
         m.advance(best, &g);
         m
+    }
+
+    /// Children are sorted only 16 deep at expansion; select must still be the PUCT argmax over
+    /// every live child (the reference scores all of them, in no particular order) once the scan
+    /// goes past the sorted prefix, and the order must then be the full sort by prior.
+    #[test]
+    fn select_past_the_sorted_prefix_is_still_the_puct_argmax() {
+        let g = Game::new(15, Rule::Renju, Protocol::Free { centre: false }, None).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut m = Mcts::new(&g, SearchConfig::default());
+        let mut ev = HeuristicEvaluator::new(15);
+        search_with(&mut m, 1, 1, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+        let root = m.root;
+        let kids: Vec<usize> = m.nodes[root as usize].children().collect();
+        assert!(kids.len() > 3 * SORTED_PREFIX, "{} children", kids.len());
+        let raw: Vec<f32> = kids.iter().map(|_| rng.gen_range(0.01f32..1.0)).collect();
+        let total: f32 = raw.iter().sum();
+        for (&i, &p) in kids.iter().zip(&raw) {
+            m.nodes[i].prior = p / total;
+        }
+        m.sort_prefix(root); // what an interior node gets (the root itself is sorted in full)
+        assert!(m.nodes[root as usize].flags & F_TAIL_UNSORTED != 0);
+        let mut distinct = std::collections::HashSet::new();
+        for step in 0..400 {
+            // The reference's scores by action (select may reorder the children).
+            let scores: Vec<(u16, f32)> =
+                reference_scores(&m, root, true).into_iter().map(|(i, sc)| (m.nodes[i as usize].action, sc)).collect();
+            let best = scores.iter().fold(f32::NEG_INFINITY, |b, x| b.max(x.1));
+            let got = m.select(root, true).expect("a child");
+            let a = m.nodes[got as usize];
+            let score = scores.iter().find(|x| x.0 == a.action).expect("a live child").1;
+            assert_eq!(score, best, "step {step}: select chose action {} of a lower score", a.action);
+            // Every visit is a loss for the root's decider, so new children keep being tried.
+            let v = -sign(m.nodes[root as usize].decider);
+            m.nodes[got as usize].n += 1;
+            m.nodes[got as usize].w += v;
+            m.nodes[root as usize].n += 1;
+            m.nodes[root as usize].w += v;
+            distinct.insert(a.action);
+        }
+        assert!(distinct.len() > 2 * SORTED_PREFIX, "the scan went past the prefix: {} children tried", distinct.len());
+        assert_eq!(m.nodes[root as usize].flags & F_TAIL_UNSORTED, 0, "the tail was sorted");
+        // Visited children form a prefix in prior order, the unvisited follow in prior order.
+        let order: Vec<Node> = m.nodes[m.nodes[root as usize].children()].to_vec();
+        let first_unvisited = order.iter().position(|c| c.n == 0).unwrap();
+        assert!(order[first_unvisited..].iter().all(|c| c.n == 0));
+        for w in order.windows(2) {
+            assert!(by_prior(&w[0], &w[1]) != std::cmp::Ordering::Greater, "not sorted by prior");
+        }
     }
 
     #[test]
