@@ -608,6 +608,15 @@ impl<T: RowElem> Rows<T> {
         unsafe { std::slice::from_raw_parts(self.lines.as_ptr() as *const T, n) }
     }
 
+    /// The rows (`f` values each) of canonical ids `ids` in colour `colour`'s table, which
+    /// starts at row `colour * CANONICAL_PATTERNS`.
+    #[inline(always)]
+    fn four(&self, colour: usize, ids: [usize; 4], f: usize) -> [&[T]; 4] {
+        let (data, st) = (self.data(), self.stride);
+        let base = colour * CANONICAL_PATTERNS;
+        ids.map(|id| &data[(base + id) * st..(base + id) * st + f])
+    }
+
     fn data_mut(&mut self) -> &mut [T] {
         let n = self.lines.len() * 64 / std::mem::size_of::<T>();
         // SAFETY: as in `data`, and the borrow is unique.
@@ -901,9 +910,7 @@ impl LineRows for Rows<f32> {
     type Elem = f32;
     #[inline(always)]
     fn rows(&self, colour: usize, ids: [usize; 4], f: usize) -> [&[f32]; 4] {
-        let (data, st) = (self.data(), self.stride);
-        let base = colour * CANONICAL_PATTERNS;
-        ids.map(|id| &data[(base + id) * st..(base + id) * st + f])
+        self.four(colour, ids, f)
     }
     #[inline(always)]
     fn add_lines(&self, rows: [&[f32]; 4], h: &mut [f32]) {
@@ -931,9 +938,7 @@ impl LineRows for QuantisedTable {
     type Elem = i16;
     #[inline(always)]
     fn rows(&self, colour: usize, ids: [usize; 4], f: usize) -> [&[i16]; 4] {
-        let (data, st) = (self.rows.data(), self.rows.stride);
-        let base = colour * CANONICAL_PATTERNS;
-        ids.map(|id| &data[(base + id) * st..(base + id) * st + f])
+        self.rows.four(colour, ids, f)
     }
     #[inline(always)]
     fn add_lines(&self, rows: [&[i16]; 4], h: &mut [f32]) {
