@@ -676,8 +676,12 @@ impl LinePatternNet {
         Ok(Arc::new(LinePatternNet { w, checksum, view, geometry, rows_f32, rows_i16: OnceLock::new() }))
     }
 
-    fn rows_f32(&self) -> &Rows<f32> {
-        &self.rows_f32
+    /// The table as a kernel reads it at precision `p`.
+    fn table(&self, p: Precision) -> TableRef<'_> {
+        match p {
+            Precision::F32 => TableRef::F32(&self.rows_f32),
+            Precision::I16 => TableRef::I16(self.quantised()),
+        }
     }
 
     /// The i16 table (quantised on first use, then shared by every evaluator of this net).
@@ -693,13 +697,6 @@ impl LinePatternNet {
     /// Feature channels `F`.
     pub fn features(&self) -> usize {
         self.w.features
-    }
-
-    /// Value `c` of table row `row` (`row = colour * CANONICAL_PATTERNS + id`, as in
-    /// [`LinePatternWeights::table`]).
-    pub fn table_value(&self, row: usize, c: usize) -> f32 {
-        assert!(c < self.w.features, "channel {c} of {}", self.w.features);
-        self.rows_f32.data()[row * self.rows_f32.stride + c]
     }
 
     /// A per-thread evaluator factory over this network (for
@@ -798,10 +795,7 @@ impl LinePatternEvaluator {
     /// Evaluates one position into `logits` (`[A]`) and `wdl` (`[3]`).
     fn one(&mut self, planes: &[f32], globals: &[f32], logits: &mut [f32], wdl: &mut [f32]) {
         let (net, sc) = (&*self.net, &mut self.scratch);
-        let table = match self.precision {
-            Precision::F32 => TableRef::F32(net.rows_f32()),
-            Precision::I16 => TableRef::I16(net.quantised()),
-        };
+        let table = net.table(self.precision);
         let io = Io { planes, globals, logits, wdl };
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
@@ -1517,10 +1511,7 @@ mod tests {
                 for i in 0..40 {
                     let (mut lg, mut wdl) = (vec![0.0f32; a], [0.0f32; 3]);
                     let (p, g) = (&planes[i * pl..(i + 1) * pl], &globals[i * NUM_GLOBALS..(i + 1) * NUM_GLOBALS]);
-                    let table = match precision {
-                        Precision::F32 => TableRef::F32(net.rows_f32()),
-                        Precision::I16 => TableRef::I16(net.quantised()),
-                    };
+                    let table = net.table(precision);
                     kernel::<0, false>(
                         &net,
                         &mut sc,
@@ -1556,7 +1547,7 @@ mod tests {
         for r in 0..2 * CANONICAL_PATTERNS {
             for c in 0..f {
                 let want = table[r * f + c];
-                assert_eq!(net.table_value(r, c), want);
+                assert_eq!(net.rows_f32.data()[r * net.rows_f32.stride + c], want);
                 worst = worst.max((data[r * qt.rows.stride + c] as f32 * qt.scale - want).abs());
             }
         }

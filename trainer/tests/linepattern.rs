@@ -118,6 +118,18 @@ fn kind_and_table_are_checked_on_load() {
     assert_eq!(ev.evaluate(&p, &g, 2).unwrap().wdl.len(), 6);
     // The tch loader builds the same family from the stored kind.
     assert!(matches!(load_model(&gen, tch::Device::Cpu).unwrap().net, renju_trainer::Net::Line(_)));
+    // A table that is intact but not the one config.json records is refused too.
+    let other = models.join("gen-000009");
+    std::fs::create_dir_all(&other).unwrap();
+    for e in std::fs::read_dir(&gen).unwrap().flatten() {
+        std::fs::copy(e.path(), other.join(e.file_name())).unwrap();
+    }
+    let cfg_path = other.join("config.json");
+    let text = std::fs::read_to_string(&cfg_path).unwrap();
+    let recorded = ModelConfig::read(&gen).unwrap().line_table.unwrap().checksum;
+    std::fs::write(&cfg_path, text.replace(&recorded, &"0".repeat(64))).unwrap();
+    let err = format!("{:#}", load_line_table(&other).err().unwrap());
+    assert!(err.contains("does not match the one config.json records") && err.contains(TABLE_FILE), "{err}");
     // A corrupt table is refused, naming the file.
     let table = gen.join(TABLE_FILE);
     let mut bytes = std::fs::read(&table).unwrap();
