@@ -14,7 +14,9 @@
 use super::config::RunConfig;
 use anyhow::{Context, Result};
 use renju_selfplay::record::read_shard;
-use renju_trainer::model::{list_generations, load_model, KEEP_NEWEST_GENERATIONS, LATEST_FILE, TORCHSCRIPT_FILE};
+use renju_trainer::model::{
+    generation_is_kept, list_generations, load_model, KEEP_NEWEST_GENERATIONS, LATEST_FILE, TORCHSCRIPT_FILE,
+};
 use renju_trainer::RunDir;
 
 /// What [`check_run`] found: counts, and every broken invariant as a sentence.
@@ -46,7 +48,7 @@ pub fn check_run(run: &RunDir) -> Result<RunCheck> {
     // KEEP_NEWEST_GENERATIONS; others may still be there (a kill between publishing and pruning).
     let every = RunConfig::load(&run.config()).map(|c| c.pipeline.keep_generations_every).unwrap_or(1).max(1);
     let newest = gens.last().copied().unwrap_or(0);
-    let required: Vec<u64> = (0..=newest).filter(|&g| g % every == 0 || g + KEEP_NEWEST_GENERATIONS > newest).collect();
+    let required: Vec<u64> = (0..=newest).filter(|&g| generation_is_kept(g, newest, every)).collect();
     let missing: Vec<u64> = required.iter().copied().filter(|g| gens.binary_search(g).is_err()).collect();
     if !missing.is_empty() {
         let kept = if every > 1 {

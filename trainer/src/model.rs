@@ -396,6 +396,13 @@ pub fn list_generations(models_dir: &Path) -> Result<Vec<u64>> {
 /// the curve and matches may still be loading them).
 pub const KEEP_NEWEST_GENERATIONS: u64 = 10;
 
+/// The retention rule of [`prune_generations`]: generation `g`, when `newest` is the newest
+/// published one, stays if it is among the newest [`KEEP_NEWEST_GENERATIONS`] or a multiple of
+/// `every` (generation 0 always; `every <= 1` keeps all). `check-run` checks a run against it.
+pub fn generation_is_kept(g: u64, newest: u64, every: u64) -> bool {
+    every <= 1 || g + KEEP_NEWEST_GENERATIONS > newest || g.is_multiple_of(every)
+}
+
 /// Local retention of published generations: deletes every generation directory of
 /// `models_dir` that has at least [`KEEP_NEWEST_GENERATIONS`] newer ones and whose number is not
 /// a multiple of `every` (generation 0 always stays). Each is renamed to a `.tmp-pruned-*` name
@@ -410,7 +417,7 @@ pub fn prune_generations(models_dir: &Path, every: u64) -> Result<Vec<u64>> {
     let Some(&newest) = gens.last() else { return Ok(Vec::new()) };
     let mut pruned = Vec::new();
     for g in gens {
-        if g + KEEP_NEWEST_GENERATIONS > newest || g % every == 0 {
+        if generation_is_kept(g, newest, every) {
             continue;
         }
         let dir = models_dir.join(generation_dir_name(g));
