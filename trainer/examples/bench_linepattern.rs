@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run --release -p renju-trainer --example bench_linepattern -- [--positions 4000]
-//!     [--resnet-positions 512] [--games 16] [--playouts 128] [--fast-playouts 32]
+//!     [--resnet-positions 512] [--games 16] [--playouts 128] [--fast-playouts 32] [--repeat 1]
 //! ```
 //!
 //! - Evaluator: positions/s of the table evaluator (`LinePatternEvaluator`, the `linepattern`
@@ -14,6 +14,7 @@
 //! - Self-play: `run_selfplay` with the table evaluated inside one worker thread: playouts/s.
 //!
 //! Prints the load average with every figure: on a shared machine wall-clock figures are noisy.
+//! `--repeat R` times each table-evaluator figure as the best of R passes over the positions.
 
 use anyhow::Result;
 use renju_selfplay::encode::{NUM_GLOBALS, NUM_PLANES};
@@ -93,20 +94,30 @@ fn main() -> Result<()> {
 
     // Table evaluator, requests of 16: the portable kernel, then the default (AVX2 where the CPU has it).
     let req = 16;
+    // Best of `--repeat` passes over the positions: on a shared machine a pass that another
+    // process interrupted is slower, never faster, so the best pass is the least disturbed one.
+    let repeat: usize = arg("--repeat", "1").parse()?;
     let time_table = |ev: &mut renju_selfplay::linepattern::LinePatternEvaluator| -> Result<(usize, f64, f64)> {
         ev.evaluate(&planes[..req * pl], &globals[..req * NUM_GLOBALS], req)?;
-        let (t, c) = (Instant::now(), cpu_seconds());
-        let mut done = 0;
-        while done + req <= n {
-            let out = ev.evaluate(
-                &planes[done * pl..(done + req) * pl],
-                &globals[done * NUM_GLOBALS..(done + req) * NUM_GLOBALS],
-                req,
-            )?;
-            std::hint::black_box(&out);
-            done += req;
+        let mut best = (0, 0.0, 0.0);
+        for _ in 0..repeat.max(1) {
+            let (t, c) = (Instant::now(), cpu_seconds());
+            let mut done = 0;
+            while done + req <= n {
+                let out = ev.evaluate(
+                    &planes[done * pl..(done + req) * pl],
+                    &globals[done * NUM_GLOBALS..(done + req) * NUM_GLOBALS],
+                    req,
+                )?;
+                std::hint::black_box(&out);
+                done += req;
+            }
+            let pass = (done, done as f64 / t.elapsed().as_secs_f64(), done as f64 / (cpu_seconds() - c));
+            if pass.1 > best.1 {
+                best = pass;
+            }
         }
-        Ok((done, done as f64 / t.elapsed().as_secs_f64(), done as f64 / (cpu_seconds() - c)))
+        Ok(best)
     };
     for precision in [Precision::F32, Precision::I16] {
         for simd in [false, true] {
