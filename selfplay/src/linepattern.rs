@@ -65,6 +65,10 @@ pub mod cell {
 
 const POW3: [u32; 6] = [1, 3, 9, 27, 81, 243];
 
+/// Points of a row [`LineGeometry::raw_indices`] computes at once with AVX2 (16 lanes of u16);
+/// the empty-board indices carry this many spare zeros.
+const RAW_TAIL: usize = 16;
+
 /// Code of one side, `cells` nearest first (module docs). Errors when a state is not 0..=3 or an
 /// on-board cell follows a wall.
 pub fn side_code(cells: &[u8; HALF]) -> Result<u32> {
@@ -159,21 +163,18 @@ pub fn raw_index_direct(cells: &[u8], size: usize, x: usize, y: usize, d: usize)
 #[inline]
 pub fn stone_cells(own: &[f32], opp: &[f32], out: &mut Vec<u8>) {
     out.clear();
+    // Without branches (own wins over opponent, as a stone cannot be both), so it vectorises.
     out.extend(own.iter().zip(opp).map(|(&o, &x)| {
-        if o > 0.5 {
-            cell::OWN
-        } else if x > 0.5 {
-            cell::OPP
-        } else {
-            cell::EMPTY
-        }
+        let (o, x) = ((o > 0.5) as u8, (x > 0.5) as u8);
+        o * cell::OWN + (1 - o) * x * cell::OPP
     }));
 }
 
 /// Precomputed geometry of a board side: the raw index of every (point, direction) slot of the
 /// empty board, and for every point the slots whose pattern it is in, with the weight its state
 /// adds (`3^(k-1)`, times 364 on the `-d` side). A stone of state `s` at `q` adds `s * weight` to
-/// each of its (at most 40) slots. Slot of point `p`, direction `d`: `p * 4 + d`.
+/// each of its (at most 40) slots. Slot of point `p`, direction `d`: `d * S*S + p` (one
+/// direction's points contiguous).
 pub struct LineGeometry {
     size: usize,
     base: Vec<u32>,
@@ -186,12 +187,13 @@ impl LineGeometry {
     pub fn new(size: usize) -> LineGeometry {
         let pp = size * size;
         let on = |x: i32, y: i32| x >= 0 && y >= 0 && x < size as i32 && y < size as i32;
-        let mut base = vec![0u32; pp * 4];
+        // Zero tail: `raw_indices` reads and writes whole 16-point chunks.
+        let mut base = vec![0u32; pp * 4 + RAW_TAIL];
         for p in 0..pp {
             let (x, y) = ((p % size) as i32, (p / size) as i32);
             for (d, &(dx, dy)) in DIRS.iter().enumerate() {
                 let k = |s: i32| (1..=HALF as i32).take_while(|&j| on(x + s * j * dx, y + s * j * dy)).count();
-                base[p * 4 + d] = (POW3[k(-1)] - 1) / 2 * SIDE_CODES as u32 + (POW3[k(1)] - 1) / 2;
+                base[d * pp + p] = (POW3[k(-1)] - 1) / 2 * SIDE_CODES as u32 + (POW3[k(1)] - 1) / 2;
             }
         }
         let mut start = Vec::with_capacity(pp + 1);
@@ -206,7 +208,7 @@ impl LineGeometry {
                         let (px, py) = (qx - s * j * dx, qy - s * j * dy);
                         if on(px, py) {
                             let w = POW3[j as usize - 1] * if s < 0 { SIDE_CODES as u32 } else { 1 };
-                            touch.push(((py as usize * size + px as usize) as u32 * 4 + d as u32, w));
+                            touch.push(((d * pp + py as usize * size + px as usize) as u32, w));
                         }
                     }
                 }
@@ -227,11 +229,27 @@ impl LineGeometry {
         &self.touch[self.start[q] as usize..self.start[q + 1] as usize]
     }
 
-    /// Raw indices `[S*S*4]` of a board given as cells (0 empty, 1 own, 2 opponent), from
-    /// scratch: the empty-board indices plus each stone's contributions.
+    /// Raw indices `[4, S*S]` (slot `d * S*S + p`) of a board given as cells (0 empty, 1 own,
+    /// 2 opponent), into `out` (replaced), from scratch. Uses [`Self::raw_indices_avx2`] where
+    /// the CPU has AVX2, else [`Self::raw_indices_portable`] (the same values; a test compares
+    /// both with [`raw_index_direct`] on every size).
     pub fn raw_indices(&self, cells: &[u8], out: &mut Vec<u32>) {
+        #[cfg(target_arch = "x86_64")]
+        if avx2_available() {
+            // SAFETY: the CPU has AVX2.
+            unsafe { self.raw_indices_avx2(cells, out) };
+            return;
+        }
+        self.raw_indices_portable(cells, out)
+    }
+
+    /// [`Self::raw_indices`] as the empty-board indices plus each stone's contributions
+    /// ([`Self::touched`], as [`PatternIndex`] adds them).
+    #[inline(always)]
+    fn raw_indices_portable(&self, cells: &[u8], out: &mut Vec<u32>) {
+        let n = 4 * self.size * self.size;
         out.clear();
-        out.extend_from_slice(&self.base);
+        out.extend_from_slice(&self.base[..n]);
         for (q, &c) in cells.iter().enumerate() {
             if c != cell::EMPTY {
                 for &(slot, w) in self.touched(q) {
@@ -239,6 +257,74 @@ impl LineGeometry {
                 }
             }
         }
+    }
+
+    /// [`Self::raw_indices`] with AVX2, about 4x faster than the portable loop: per side, the
+    /// stones' part of the side code (`sum_j cell(p + j * d) * 3^(j-1)`, off-board cells 0) by
+    /// Horner's rule for 16 points of a row at once (16 lanes of u16, from a zero-padded copy
+    /// of the board), then `base + 364 * neg + pos` in 8 lanes of u32.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn raw_indices_avx2(&self, cells: &[u8], out: &mut Vec<u32>) {
+        use std::arch::x86_64::*;
+        /// Zero columns left of the board (at least `HALF`); a padded row holds two 16-point
+        /// chunks (`MAX_SIZE <= 32`) and the columns a chunk's farthest cell reaches, and
+        /// `HALF` zero rows lie above and below the board.
+        const PAD: usize = 8;
+        const LANES: usize = RAW_TAIL;
+        const W: usize = 2 * PAD + 2 * LANES;
+        const H: usize = renju_rules::board::MAX_SIZE + 2 * HALF;
+        const _: () = assert!(renju_rules::board::MAX_SIZE <= 2 * LANES && PAD >= HALF && LANES == 16);
+        let s = self.size;
+        assert!(cells.len() >= s * s && s <= renju_rules::board::MAX_SIZE);
+        let mut pad = [0u16; H * W];
+        for y in 0..s {
+            for (x, &c) in cells[y * s..(y + 1) * s].iter().enumerate() {
+                pad[(y + HALF) * W + PAD + x] = u16::from(c);
+            }
+        }
+        out.clear();
+        out.resize(s * s * 4 + RAW_TAIL, 0);
+        let (pad, base, dst) = (pad.as_ptr(), self.base.as_ptr(), out.as_mut_ptr());
+        let ld = |at: isize| _mm256_loadu_si256(pad.offset(at) as *const __m256i);
+        let times3_plus = |a: __m256i, c: __m256i| _mm256_add_epi16(_mm256_add_epi16(a, _mm256_slli_epi16::<1>(a)), c);
+        let codes = _mm256_set1_epi32(SIDE_CODES as i32);
+        for (d, &(dx, dy)) in DIRS.iter().enumerate() {
+            // Offset in `pad` of the cell one step along `+d`.
+            let step = dy as isize * W as isize + dx as isize;
+            for y in 0..s {
+                for x0 in (0..s).step_by(LANES) {
+                    // Every read is within `pad`: the chunk's row is `HALF` rows from the top
+                    // and bottom, its columns `PAD` from the left and at least `HALF` from the
+                    // right, and a cell at most `HALF` steps from its point.
+                    let centre = ((y + HALF) * W + PAD + x0) as isize;
+                    let (mut n, mut p) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+                    for j in (1..=HALF as isize).rev() {
+                        n = times3_plus(n, ld(centre - j * step));
+                        p = times3_plus(p, ld(centre + j * step));
+                    }
+                    // All 16 lanes: those past the row's end land on the next row's slots,
+                    // which are written after this (the last row's on the spare tail).
+                    let at = d * s * s + y * s + x0;
+                    for (half, (n8, p8)) in [
+                        (_mm256_castsi256_si128(n), _mm256_castsi256_si128(p)),
+                        (_mm256_extracti128_si256::<1>(n), _mm256_extracti128_si256::<1>(p)),
+                    ]
+                    .into_iter()
+                    .enumerate()
+                    {
+                        let (n32, p32) = (_mm256_cvtepu16_epi32(n8), _mm256_cvtepu16_epi32(p8));
+                        let b = _mm256_loadu_si256(base.add(at + 8 * half) as *const __m256i);
+                        let v = _mm256_add_epi32(_mm256_add_epi32(b, _mm256_mullo_epi32(n32, codes)), p32);
+                        _mm256_storeu_si256(dst.add(at + 8 * half) as *mut __m256i, v);
+                    }
+                }
+            }
+        }
+        out.truncate(s * s * 4);
     }
 }
 
@@ -253,7 +339,8 @@ pub struct PatternIndex {
 impl PatternIndex {
     /// The indices of the empty board.
     pub fn new(geometry: Arc<LineGeometry>) -> PatternIndex {
-        let raw = [geometry.base.clone(), geometry.base.clone()];
+        let pp = geometry.size * geometry.size;
+        let raw = [geometry.base[..4 * pp].to_vec(), geometry.base[..4 * pp].to_vec()];
         PatternIndex { geometry, raw }
     }
 
@@ -277,7 +364,7 @@ impl PatternIndex {
         self.add(q, black, -1);
     }
 
-    /// The raw indices `[S*S*4]` from the view of the player holding Black (`true`) or White.
+    /// The raw indices `[4, S*S]` (slot `d * S*S + p`) from the view of the player holding Black (`true`) or White.
     pub fn raw(&self, black_view: bool) -> &[u32] {
         &self.raw[if black_view { 0 } else { 1 }]
     }
@@ -547,6 +634,12 @@ pub struct LinePatternNet {
     rows_f32: Rows<f32>,
     /// The table quantised to i16 (built on first use).
     rows_i16: OnceLock<QuantisedTable>,
+    /// The protocol logits' and the value MLP's first layer stacked and transposed,
+    /// `[2F, M]` with `M = R + H` rounded up to a multiple of 8 (zero columns), and their bias
+    /// `[M]`: both read the pooled vector, so one pass over it computes `R + H` outputs with
+    /// independent accumulators (see [`pooled_heads`]).
+    heads_t: Vec<f32>,
+    heads_b: Vec<f32>,
 }
 
 /// How the evaluator holds the line table.
@@ -614,7 +707,9 @@ impl<T: RowElem> Rows<T> {
     fn four(&self, colour: usize, ids: [usize; 4], f: usize) -> [&[T]; 4] {
         let (data, st) = (self.data(), self.stride);
         let base = colour * CANONICAL_PATTERNS;
-        ids.map(|id| &data[(base + id) * st..(base + id) * st + f])
+        // Written out, not `ids.map(..)`: that compiled to an out-of-line call per point.
+        let row = |id: usize| &data[(base + id) * st..(base + id) * st + f];
+        [row(ids[0]), row(ids[1]), row(ids[2]), row(ids[3])]
     }
 
     fn data_mut(&mut self) -> &mut [T] {
@@ -673,7 +768,30 @@ impl LinePatternNet {
         let f = w.features;
         let rows_f32 = Rows::new(2 * CANONICAL_PATTERNS, f, |r, c| w.table[r * f + c]);
         w.table = Vec::new();
-        Ok(Arc::new(LinePatternNet { w, checksum, view, geometry, rows_f32, rows_i16: OnceLock::new() }))
+        let (r, h) = (w.protocol_actions(), w.value_hidden);
+        let m = (r + h).next_multiple_of(8);
+        let mut heads_t = vec![0.0; 2 * f * m];
+        let mut heads_b = vec![0.0; m];
+        for j in 0..2 * f {
+            for i in 0..r {
+                heads_t[j * m + i] = w.protocol_w[i * 2 * f + j];
+            }
+            for i in 0..h {
+                heads_t[j * m + r + i] = w.value_w1[i * 2 * f + j];
+            }
+        }
+        heads_b[..r].copy_from_slice(&w.protocol_b[..r]);
+        heads_b[r..r + h].copy_from_slice(&w.value_b1[..h]);
+        Ok(Arc::new(LinePatternNet {
+            w,
+            checksum,
+            view,
+            geometry,
+            rows_f32,
+            rows_i16: OnceLock::new(),
+            heads_t,
+            heads_b,
+        }))
     }
 
     /// The table as a kernel reads it at precision `p`.
@@ -728,6 +846,8 @@ struct Scratch {
     /// (`[(S+2)*(S+2), F]`): the depthwise 3x3 reads its taps without bounds checks.
     act: Vec<f32>,
     out: Vec<f32>,
+    /// `[S*S * 8]`: the placement logits' partial sums between channel chunks (AVX2 kernel).
+    pol: Vec<f32>,
     gbias: Vec<f32>,
     pooled: Vec<f32>,
     hidden: Vec<f32>,
@@ -742,13 +862,14 @@ struct Scratch {
 ///    protocol logits (linear) and the value (linear, relu, linear to W/D/L logits, softmax).
 ///
 /// Pattern indices are recomputed per position from the planes (chosen by measurement, see
-/// `docs/bench-linepattern.md`: building them costs about a tenth of an evaluation). The table
+/// `docs/bench-linepattern.md`: with AVX2 they cost about 4% of an evaluation). The table
 /// is read at a [`Precision`] (f32 by default, or i16). The kernel is compiled for the presets'
 /// `F` (16, 32, 64) as constants, so every per-point loop has a known length, and on x86-64 a
-/// second time with AVX2 enabled, picked at run time when the CPU has it; in that variant the
-/// line sums and the depthwise 3x3 (the two hot loops) are written with AVX2 intrinsics when
-/// `F` is a multiple of 8. The arithmetic and its order per lane are the same in every variant
-/// (no fused multiply-add), so all variants give bit-identical outputs (tested).
+/// second time with AVX2 and FMA enabled, picked at run time when the CPU has them; in that
+/// variant the stone and flag planes, the pattern indices, the line sums and the depthwise 3x3
+/// are written with intrinsics when `F` is a multiple of 8. The arithmetic and its order per
+/// lane are the same in every variant (the depthwise taps are fused multiply-adds in both:
+/// [`taps`]), so all variants give bit-identical outputs (tested).
 pub struct LinePatternEvaluator {
     net: Arc<LinePatternNet>,
     scratch: Scratch,
@@ -756,11 +877,12 @@ pub struct LinePatternEvaluator {
     precision: Precision,
 }
 
-/// Whether this CPU runs the AVX2 variant of the kernel.
+/// Whether this CPU runs the AVX2 variant of the kernel (which also uses FMA: every CPU
+/// with AVX2 has had it since 2013).
 fn avx2_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx2")
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -835,37 +957,83 @@ fn kernel_for_width<const AVX2: bool>(net: &LinePatternNet, sc: &mut Scratch, ta
     }
 }
 
-/// [`kernel_for_width`] compiled with AVX2 (8 f32 / 16 i16 lanes instead of SSE2's 4 / 8).
+/// [`kernel_for_width`] compiled with AVX2 and FMA (8 f32 / 16 i16 lanes instead of SSE2's
+/// 4 / 8).
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn kernel_avx2(net: &LinePatternNet, sc: &mut Scratch, table: TableRef<'_>, io: Io<'_>) {
+    kernel_for_width::<true>(net, sc, table, io)
+}
+
+/// `out[p] |= 1 << k` for every point `p` where `planes[k][p] > 0.5` (`planes[k]`, `out`:
+/// `[S*S]`, `K <= 8`): how the kernel reads the stone planes and the sparse per-point inputs.
+/// `AVX2` picks [`mark_points_avx2`] (the same result, 8 points per compare).
+#[inline(always)]
+fn mark_points<const AVX2: bool, const K: usize>(planes: &[&[f32]; K], out: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: `AVX2` is true only inside `kernel_avx2`, which runs only on AVX2 CPUs.
+        unsafe { mark_points_avx2(planes, out) };
+        return;
+    }
+    for (k, plane) in planes.iter().enumerate() {
+        for (o, &v) in out.iter_mut().zip(*plane) {
+            *o |= u8::from(v > 0.5) << k;
+        }
+    }
+}
+
+/// `SPREAD[m]`: byte `j` is 1 where bit `j` of `m` is set (8 compare results as 8 bytes).
+static SPREAD: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut j = 0;
+        while j < 8 {
+            if m >> j & 1 == 1 {
+                t[m] |= 1 << (8 * j);
+            }
+            j += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// [`mark_points`] for 8 points at a time: per plane a compare, its sign bits as a mask, the
+/// mask spread to bytes ([`SPREAD`]) and shifted to the plane's bit; one store per 8 points
+/// (the rest one by one). No branch on the masks: on the stone planes it would be mispredicted
+/// half the time. Before this, building the cells and the flags took about a tenth of an
+/// evaluation.
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn kernel_avx2(net: &LinePatternNet, sc: &mut Scratch, table: TableRef<'_>, io: Io<'_>) {
-    kernel_for_width::<true>(net, sc, table, io)
-}
-
-/// Calls `at(p)` for every point `p` of `plane` (`[S*S]`) holding more than 0.5, in
-/// increasing order. The planes are sparse (a few forbidden points, offers, the last three
-/// stones), so it tests 8 values at a time into a bit mask instead of branching per point.
-#[inline(always)]
-fn for_set_points(plane: &[f32], mut at: impl FnMut(usize)) {
-    let chunks = plane.chunks_exact(8);
-    let rest = chunks.remainder();
-    for (ci, chunk) in chunks.enumerate() {
-        let mut m = 0u32;
-        for (j, &v) in chunk.iter().enumerate() {
-            m |= ((v > 0.5) as u32) << j;
+unsafe fn mark_points_avx2<const K: usize>(planes: &[&[f32]; K], out: &mut [u8]) {
+    use std::arch::x86_64::*;
+    const { assert!(K <= 8) };
+    let n = planes.iter().map(|p| p.len()).fold(out.len(), usize::min);
+    let half = _mm256_set1_ps(0.5);
+    let mut i = 0;
+    while i + 8 <= n {
+        let mut bytes = 0u64;
+        for (k, plane) in planes.iter().enumerate() {
+            let v = _mm256_loadu_ps(plane.as_ptr().add(i));
+            let m = _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(v, half)) as usize;
+            // Each byte of `SPREAD[m]` is 0 or 1, so `k < 8` shifts stay within bytes.
+            bytes |= SPREAD[m] << k;
         }
-        while m != 0 {
-            at(ci * 8 + m.trailing_zeros() as usize);
-            m &= m - 1;
-        }
+        let o = out.as_mut_ptr().add(i) as *mut u64;
+        o.write_unaligned(o.read_unaligned() | bytes);
+        i += 8;
     }
-    let base = plane.len() - rest.len();
-    for (j, &v) in rest.iter().enumerate() {
-        if v > 0.5 {
-            at(base + j);
+    for (k, plane) in planes.iter().enumerate() {
+        for (o, &v) in out[i..n].iter_mut().zip(&plane[i..n]) {
+            *o |= u8::from(v > 0.5) << k;
         }
     }
 }
@@ -908,8 +1076,10 @@ impl LineRows for Rows<f32> {
     }
     #[inline(always)]
     fn add_lines(&self, rows: [&[f32]; 4], h: &mut [f32]) {
-        for r in rows {
-            add_to(h, r);
+        let [r0, r1, r2, r3] = rows;
+        // `(r0 + r1) + (r2 + r3)`: two levels of adds instead of a chain of four.
+        for (i, x) in h.iter_mut().enumerate().take(r0.len()) {
+            *x += (r0[i] + r1[i]) + (r2[i] + r3[i]);
         }
     }
     #[cfg(target_arch = "x86_64")]
@@ -918,13 +1088,14 @@ impl LineRows for Rows<f32> {
         &self,
         rows: &[&[f32]; 4],
         c: usize,
-        mut v: std::arch::x86_64::__m256,
+        v: std::arch::x86_64::__m256,
     ) -> std::arch::x86_64::__m256 {
         use std::arch::x86_64::*;
-        for r in rows {
-            v = _mm256_add_ps(v, _mm256_loadu_ps(r.as_ptr().add(c)));
-        }
-        v
+        let ld = |r: &[f32]| _mm256_loadu_ps(r.as_ptr().add(c));
+        _mm256_add_ps(
+            v,
+            _mm256_add_ps(_mm256_add_ps(ld(rows[0]), ld(rows[1])), _mm256_add_ps(ld(rows[2]), ld(rows[3]))),
+        )
     }
 }
 
@@ -1015,20 +1186,21 @@ impl<T: LineRows, I: Fn(usize) -> [usize; 4]> FirstLayer<'_, T, I> {
     }
 
     /// [`Self::run`] with AVX2 intrinsics for `F` a multiple of 8: each point's 8-channel
-    /// chunk stays in a register from the bias to the `relu` and is stored once. The same
+    /// chunk stays in a register from the bias to the `relu` and is stored once. `F = 8 * N`
+    /// (a constant: the chunk loop unrolls), or `N = 0` for `F = gbias.len()`. The same
     /// operations in the same order per lane, so the outputs are bit-identical.
     ///
     /// # Safety
-    /// AVX2; `gbias.len() % 8 == 0`.
+    /// AVX2; `F % 8 == 0` (checked).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn run_avx2(&self, act: &mut [f32]) {
+    unsafe fn run_avx2<const N: usize>(&self, act: &mut [f32]) {
         let FirstLayer { w, table, colour, cells, ref ids_of, flags, gbias } = *self;
         use std::arch::x86_64::*;
-        let (s, f) = (w.board_size, gbias.len());
+        let (s, f) = (w.board_size, if N == 0 { gbias.len() } else { 8 * N });
         let sp = s + 2;
-        assert!(f.is_multiple_of(8) && act.len() >= sp * sp * f && cells.len() >= s * s && flags.len() >= s * s);
-        assert!(w.point_embed.len() >= POINT_INPUTS * f);
+        assert!(f.is_multiple_of(8) && gbias.len() >= f && act.len() >= sp * sp * f);
+        assert!(cells.len() >= s * s && flags.len() >= s * s && w.point_embed.len() >= POINT_INPUTS * f);
         let (emb, gb) = (w.point_embed.as_ptr(), gbias.as_ptr());
         let zero = _mm256_setzero_ps();
         let extras = |mut v: __m256, flags: u8, c: usize| {
@@ -1047,13 +1219,13 @@ impl<T: LineRows, I: Fn(usize) -> [usize; 4]> FirstLayer<'_, T, I> {
                 let (cl, fl) = (cells[p], flags[p]);
                 if cl == cell::EMPTY {
                     let rows = table.rows(colour, ids_of(p), f);
-                    for c in (0..f).step_by(8) {
+                    for c in (0..f / 8).map(|n| 8 * n) {
                         let v = table.add_chunk_avx2(&rows, c, _mm256_loadu_ps(gb.add(c)));
                         _mm256_storeu_ps(dst.add(c), _mm256_max_ps(extras(v, fl, c), zero));
                     }
                 } else {
                     let k = (cl - 1) as usize;
-                    for c in (0..f).step_by(8) {
+                    for c in (0..f / 8).map(|n| 8 * n) {
                         let v = _mm256_add_ps(_mm256_loadu_ps(gb.add(c)), _mm256_loadu_ps(emb.add(k * f + c)));
                         _mm256_storeu_ps(dst.add(c), _mm256_max_ps(extras(v, fl, c), zero));
                     }
@@ -1088,8 +1260,23 @@ fn kernel_rows<const FC: usize, const AVX2: bool, T: LineRows>(
     let sp = s + 2; // padded side
     let (own, opp, black) = net.view.read(planes, globals, pp);
     let (own_pl, opp_pl) = (&planes[own * pp..(own + 1) * pp], &planes[opp * pp..(opp + 1) * pp]);
-    stone_cells(own_pl, opp_pl, &mut sc.cells);
-    net.geometry.raw_indices(&sc.cells, &mut sc.raw);
+    sc.cells.clear();
+    sc.cells.resize(pp, cell::EMPTY);
+    // Bit 0 own, bit 1 opponent: the cell states, except 3 where both planes are set (not a
+    // position, but `stone_cells` says OWN there, and so does this).
+    mark_points::<AVX2, 2>(&[own_pl, opp_pl], &mut sc.cells);
+    for c in sc.cells.iter_mut() {
+        *c ^= *c & (*c << 1) & cell::OPP;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: `AVX2` is true only inside `kernel_avx2`, which runs only on AVX2 CPUs.
+        unsafe { net.geometry.raw_indices_avx2(&sc.cells, &mut sc.raw) };
+    } else {
+        net.geometry.raw_indices_portable(&sc.cells, &mut sc.raw);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    net.geometry.raw_indices_portable(&sc.cells, &mut sc.raw);
     // Per-position bias: globals.
     sc.gbias.clear();
     sc.gbias.extend_from_slice(&w.global_b[..f]);
@@ -1109,12 +1296,11 @@ fn kernel_rows<const FC: usize, const AVX2: bool, T: LineRows>(
     // Bit k of flags[p]: sparse input k (forbidden point, offer, the last stones) is set at p.
     sc.flags.clear();
     sc.flags.resize(pp, 0);
-    for (k, &pl) in net.view.extra_planes().iter().enumerate() {
-        for_set_points(&planes[pl * pp..(pl + 1) * pp], |p| sc.flags[p] |= 1 << k);
-    }
+    let extra = net.view.extra_planes().map(|pl| &planes[pl * pp..(pl + 1) * pp]);
+    mark_points::<AVX2, { POINT_INPUTS - 2 }>(&extra, &mut sc.flags);
     let raw = &sc.raw;
     let ids_of = |p: usize| {
-        let r = &raw[p * 4..p * 4 + 4];
+        let r = [raw[p], raw[pp + p], raw[2 * pp + p], raw[3 * pp + p]];
         let id = |d: usize| canon[r[d] as usize] as usize;
         [id(0), id(1), id(2), id(3)]
     };
@@ -1122,7 +1308,14 @@ fn kernel_rows<const FC: usize, const AVX2: bool, T: LineRows>(
     #[cfg(target_arch = "x86_64")]
     if AVX2 && f.is_multiple_of(8) {
         // SAFETY: `AVX2` is true only inside `kernel_avx2`, which runs only on AVX2 CPUs.
-        unsafe { layer.run_avx2(&mut sc.act) };
+        unsafe {
+            match f {
+                16 => layer.run_avx2::<2>(&mut sc.act),
+                32 => layer.run_avx2::<4>(&mut sc.act),
+                64 => layer.run_avx2::<8>(&mut sc.act),
+                _ => layer.run_avx2::<0>(&mut sc.act),
+            }
+        }
     } else {
         layer.run(&mut sc.act);
     }
@@ -1135,9 +1328,16 @@ fn kernel_rows<const FC: usize, const AVX2: bool, T: LineRows>(
     let (mean, max) = sc.pooled.split_at_mut(f);
     max.fill(f32::NEG_INFINITY);
     #[cfg(target_arch = "x86_64")]
-    if AVX2 && f.is_multiple_of(8) {
-        // SAFETY: `AVX2` is true only inside `kernel_avx2`, which runs only on AVX2 CPUs.
-        unsafe { depthwise_points_avx2(w, &sc.act, f, mean, max, logits) };
+    if AVX2 && matches!(f, 16 | 32 | 64) {
+        // SAFETY: `AVX2` is true only inside `kernel_avx2`, which runs only on CPUs with AVX2
+        // and FMA; the buffers have the sizes the function asks for (`act` resized above, `pooled` 2F).
+        unsafe {
+            match f {
+                16 => depthwise_points_avx2::<2>(w, &sc.act, &mut sc.pol, mean, max, logits),
+                32 => depthwise_points_avx2::<4>(w, &sc.act, &mut sc.pol, mean, max, logits),
+                _ => depthwise_points_avx2::<8>(w, &sc.act, &mut sc.pol, mean, max, logits),
+            }
+        }
     } else {
         depthwise_points(w, &sc.act, &mut sc.out[..f], mean, max, logits);
     }
@@ -1148,15 +1348,16 @@ fn kernel_rows<const FC: usize, const AVX2: bool, T: LineRows>(
         *v /= pp as f32;
     }
     let r = w.protocol_actions();
-    for i in 0..r {
-        logits[pp + i] = w.protocol_b[i] + dot(&w.protocol_w[i * 2 * f..(i + 1) * 2 * f], pooled);
-    }
     let h = w.value_hidden;
-    sc.hidden.clear();
-    sc.hidden.extend((0..h).map(|i| (w.value_b1[i] + dot(&w.value_w1[i * 2 * f..(i + 1) * 2 * f], pooled)).max(0.0)));
+    pooled_heads(&net.heads_t, &net.heads_b, pooled, &mut sc.hidden);
+    logits[pp..pp + r].copy_from_slice(&sc.hidden[..r]);
+    let hidden = &mut sc.hidden[r..r + h];
+    for x in hidden.iter_mut() {
+        *x = x.max(0.0);
+    }
     let mut v = [0.0f32; 3];
     for (i, vi) in v.iter_mut().enumerate() {
-        *vi = w.value_b2[i] + dot(&w.value_w2[i * h..(i + 1) * h], &sc.hidden);
+        *vi = w.value_b2[i] + dot(&w.value_w2[i * h..(i + 1) * h], hidden);
     }
     let m = v.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
     let e = v.map(|x| (x - m).exp());
@@ -1186,16 +1387,10 @@ fn depthwise_points(
     for y in 0..s {
         for x in 0..s {
             let q = (y + 1) * sp + x + 1;
-            o.copy_from_slice(dw_b);
-            for dy in 0..3 {
-                for dx in 0..3 {
-                    let t = dy * 3 + dx;
-                    let qq = q + dy * sp + dx - sp - 1;
-                    let a = &act[qq * f..(qq + 1) * f];
-                    for ((v, &k), &av) in o.iter_mut().zip(&dw_w[t * f..(t + 1) * f]).zip(a) {
-                        *v += k * av;
-                    }
-                }
+            for (i, v) in o.iter_mut().enumerate() {
+                let w = |t: usize| dw_w[t * f + i];
+                let a = |t: usize| act[(q + (t / 3) * sp + t % 3 - sp - 1) * f + i];
+                *v = taps(dw_b[i], w, a);
             }
             let a = &act[q * f..(q + 1) * f];
             for (((v, &av), m), mx) in o.iter_mut().zip(a).zip(mean.iter_mut()).zip(max.iter_mut()) {
@@ -1208,58 +1403,106 @@ fn depthwise_points(
     }
 }
 
-/// [`depthwise_points`] written with AVX2 intrinsics for `F` a multiple of 8: the same
-/// operations in the same order per lane (a multiply, then an add; the policy dot's 8 partial
-/// sums combined as [`dot`] combines them), so the outputs are bit-identical.
+/// [`depthwise_points`] written with AVX2 intrinsics for `F = 8 * N`, one 8-channel chunk at
+/// a time over the whole board, so that the chunk's 9 tap weights, bias, policy weights, running
+/// mean sum and maximum stay in registers (the loop is bound by loads: this halves them). The
+/// placement logit's 8 partial sums per point wait in `pol` (`[S*S * 8]`) from one chunk to
+/// the next. The same operations in the same order per lane as the portable loop (the products,
+/// then [`taps`]'s fused multiply-adds; the policy partial sums over the chunks in increasing
+/// order, then combined as [`dot`] combines them), so the outputs are bit-identical.
 ///
 /// # Safety
-/// The CPU must support AVX2; `f.is_multiple_of(8)`, `act` holds `(S+2)^2 * f` values, `mean` and
-/// `max` `f`, `logits` at least `S*S`.
+/// The CPU must support AVX2 and FMA; `act` holds `(S+2)^2 * F` values, `mean` and `max` `F`, `logits`
+/// at least `S*S`.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn depthwise_points_avx2(
+#[target_feature(enable = "avx2,fma")]
+unsafe fn depthwise_points_avx2<const N: usize>(
     w: &LinePatternWeights,
     act: &[f32],
-    f: usize,
+    pol: &mut Vec<f32>,
     mean: &mut [f32],
     max: &mut [f32],
     logits: &mut [f32],
 ) {
     use std::arch::x86_64::*;
+    let f = 8 * N;
     let s = w.board_size;
-    let sp = s + 2;
-    assert!(
-        f.is_multiple_of(8) && act.len() >= sp * sp * f && mean.len() >= f && max.len() >= f && logits.len() >= s * s
-    );
+    let (sp, pp) = (s + 2, s * s);
+    assert!(act.len() >= sp * sp * f && mean.len() >= f && max.len() >= f && logits.len() >= pp);
     assert!(w.dw_w.len() >= 9 * f && w.dw_b.len() >= f && w.policy_w.len() >= f);
-    let pb = w.policy_b[0];
-    let (dw_w, dw_b, pw) = (w.dw_w.as_ptr(), w.dw_b.as_ptr(), w.policy_w.as_ptr());
-    let (act, mean, max) = (act.as_ptr(), mean.as_mut_ptr(), max.as_mut_ptr());
+    pol.resize(pp * 8, 0.0);
+    let (act, pol) = (act.as_ptr(), pol.as_mut_ptr());
     let zero = _mm256_setzero_ps();
-    for y in 0..s {
-        for x in 0..s {
-            let q = (y + 1) * sp + x + 1;
-            let mut pol = zero;
-            for c in (0..f).step_by(8) {
-                let mut v = _mm256_loadu_ps(dw_b.add(c));
-                for dy in 0..3 {
-                    for dx in 0..3 {
-                        let qq = q + dy * sp + dx - sp - 1;
-                        let k = _mm256_loadu_ps(dw_w.add((dy * 3 + dx) * f + c));
-                        v = _mm256_add_ps(v, _mm256_mul_ps(k, _mm256_loadu_ps(act.add(qq * f + c))));
-                    }
+    let add = |a, b| _mm256_add_ps(a, b);
+    for n in 0..N {
+        let c = 8 * n;
+        let ld = |v: &[f32], at: usize| _mm256_loadu_ps(v.as_ptr().add(at));
+        let wt: [__m256; 9] = std::array::from_fn(|t| ld(&w.dw_w, t * f + c));
+        let (b, pw) = (ld(&w.dw_b, c), ld(&w.policy_w, c));
+        let (mut m_sum, mut m_max) = (zero, _mm256_set1_ps(f32::NEG_INFINITY));
+        for y in 0..s {
+            for x in 0..s {
+                let q = (y + 1) * sp + x + 1;
+                let a = |t: usize| {
+                    let qq = q + (t / 3) * sp + t % 3 - sp - 1;
+                    _mm256_loadu_ps(act.add(qq * f + c))
+                };
+                // [`taps`], per lane.
+                let mut acc = [b, _mm256_mul_ps(wt[1], a(1)), _mm256_mul_ps(wt[2], a(2))];
+                acc[0] = _mm256_fmadd_ps(wt[0], a(0), acc[0]);
+                for t in 3..9 {
+                    acc[t % 3] = _mm256_fmadd_ps(wt[t], a(t), acc[t % 3]);
                 }
-                let a = _mm256_loadu_ps(act.add(q * f + c));
-                let o = _mm256_add_ps(a, _mm256_max_ps(v, zero));
-                _mm256_storeu_ps(mean.add(c), _mm256_add_ps(_mm256_loadu_ps(mean.add(c)), o));
-                _mm256_storeu_ps(max.add(c), _mm256_max_ps(_mm256_loadu_ps(max.add(c)), o));
-                pol = _mm256_add_ps(pol, _mm256_mul_ps(o, _mm256_loadu_ps(pw.add(c))));
+                let v = add(add(acc[0], acc[1]), acc[2]);
+                let o = add(_mm256_loadu_ps(act.add(q * f + c)), _mm256_max_ps(v, zero));
+                m_sum = add(m_sum, o);
+                m_max = _mm256_max_ps(m_max, o);
+                let at = pol.add((y * s + x) * 8);
+                let prev = if n == 0 { zero } else { _mm256_loadu_ps(at) };
+                _mm256_storeu_ps(at, add(prev, _mm256_mul_ps(o, pw)));
             }
-            // ((l0 + l4) + (l1 + l5)) + ((l2 + l6) + (l3 + l7)), as in `dot`.
-            let t = _mm_add_ps(_mm256_castps256_ps128(pol), _mm256_extractf128_ps(pol, 1));
-            let u = _mm_add_ps(t, _mm_shuffle_ps(t, t, 0b10_11_00_01));
-            let sum = _mm_cvtss_f32(_mm_add_ss(u, _mm_movehl_ps(u, u)));
-            logits[y * s + x] = pb + sum;
+        }
+        _mm256_storeu_ps(mean.as_mut_ptr().add(c), add(_mm256_loadu_ps(mean.as_ptr().add(c)), m_sum));
+        _mm256_storeu_ps(max.as_mut_ptr().add(c), _mm256_max_ps(_mm256_loadu_ps(max.as_ptr().add(c)), m_max));
+    }
+    let pb = w.policy_b[0];
+    for (p, l) in logits[..pp].iter_mut().enumerate() {
+        let v = _mm256_loadu_ps(pol.add(p * 8));
+        // ((l0 + l4) + (l1 + l5)) + ((l2 + l6) + (l3 + l7)), as in `dot`.
+        let t = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        let u = _mm_add_ps(t, _mm_shuffle_ps(t, t, 0b10_11_00_01));
+        *l = pb + _mm_cvtss_f32(_mm_add_ss(u, _mm_movehl_ps(u, u)));
+    }
+}
+
+/// `b + sum_t w(t) * a(t)` over the 9 taps of a depthwise 3x3 in one fixed order: three
+/// chains of fused multiply-adds (taps 0, 3, 6 onto `b`; 1, 4, 7; 2, 5, 8), then
+/// `(s0 + s1) + s2`. The AVX2 kernel does the same per lane with FMA instructions, so the
+/// variants stay bit-identical; `f32::mul_add` is one instruction where the target has FMA
+/// (aarch64, x86-64 with FMA) and a correctly rounded library call elsewhere (slow, but such a
+/// CPU has no AVX2 kernel either).
+#[inline(always)]
+fn taps(b: f32, w: impl Fn(usize) -> f32, a: impl Fn(usize) -> f32) -> f32 {
+    let mut s = [b, w(1) * a(1), w(2) * a(2)];
+    s[0] = w(0).mul_add(a(0), s[0]);
+    for t in 3..9 {
+        s[t % 3] = w(t).mul_add(a(t), s[t % 3]);
+    }
+    (s[0] + s[1]) + s[2]
+}
+
+/// `out = b + W x` for the stacked head matrix `W` given transposed (`wt`: `[J, M]`, `b`:
+/// `[M]`, `x`: `[J]`, `out`: `[M]`, replaced), summed in increasing `j` for every output: one
+/// pass over `x` with `M` independent accumulators, a loop the compiler vectorises the same
+/// way in every kernel variant (so they stay bit-identical).
+#[inline(always)]
+fn pooled_heads(wt: &[f32], b: &[f32], x: &[f32], out: &mut Vec<f32>) {
+    let m = b.len();
+    out.clear();
+    out.extend_from_slice(b);
+    for (j, &xj) in x.iter().enumerate() {
+        for (o, &wv) in out.iter_mut().zip(&wt[j * m..(j + 1) * m]) {
+            *o += xj * wv;
         }
     }
 }
@@ -1413,9 +1656,57 @@ mod tests {
                     for p in 0..size * size {
                         for d in 0..4 {
                             let want = raw_index_direct(&cells, size, p % size, p / size, d);
-                            assert_eq!(idx.raw(black_view)[p * 4 + d], want, "size {size} step {step} p {p} d {d}");
-                            assert_eq!(scratch[p * 4 + d], want);
+                            assert_eq!(
+                                idx.raw(black_view)[d * size * size + p],
+                                want,
+                                "size {size} step {step} p {p} d {d}"
+                            );
+                            assert_eq!(scratch[d * size * size + p], want);
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn raw_indices_equal_the_definition_on_every_size() {
+        // Every supported side, so both 16-point chunks of a padded row and every edge are
+        // exercised; boards from empty to nearly full.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        for size in renju_rules::board::SIZES {
+            let geo = LineGeometry::new(size);
+            for fill in [0.0, 0.1, 0.4, 0.9] {
+                let own: Vec<f32> = (0..size * size).map(|_| rng.gen_bool(fill / 2.0) as u8 as f32).collect();
+                let opp: Vec<f32> =
+                    own.iter().map(|&o| if o > 0.5 { 0.0 } else { rng.gen_bool(fill / 2.0) as u8 as f32 }).collect();
+                let mut cells = Vec::new();
+                stone_cells(&own, &opp, &mut cells);
+                for p in 0..size * size {
+                    let want = if own[p] > 0.5 {
+                        cell::OWN
+                    } else if opp[p] > 0.5 {
+                        cell::OPP
+                    } else {
+                        cell::EMPTY
+                    };
+                    assert_eq!(cells[p], want, "size {size} point {p}");
+                }
+                // The dispatching function (AVX2 where the CPU has it) and the portable loop.
+                let (mut raw, mut portable) = (Vec::new(), Vec::new());
+                geo.raw_indices(&cells, &mut raw);
+                geo.raw_indices_portable(&cells, &mut portable);
+                assert_eq!(raw.len(), size * size * 4);
+                assert_eq!(portable.len(), size * size * 4);
+                for p in 0..size * size {
+                    for d in 0..4 {
+                        let want = raw_index_direct(&cells, size, p % size, p / size, d);
+                        assert_eq!(raw[d * size * size + p], want, "size {size} fill {fill} p {p} d {d}");
+                        assert_eq!(
+                            portable[d * size * size + p],
+                            want,
+                            "portable: size {size} fill {fill} p {p} d {d}"
+                        );
                     }
                 }
             }

@@ -328,7 +328,7 @@ impl LineNet {
                     continue;
                 }
                 for d in 0..4 {
-                    let id = can.of_raw[raw[p * 4 + d] as usize];
+                    let id = can.of_raw[raw[d * pp + p] as usize];
                     let key = (c * CANONICAL_PATTERNS) as u32 + id;
                     if slot_of[key as usize] == u32::MAX {
                         slot_of[key as usize] = distinct[c].len() as u32;
