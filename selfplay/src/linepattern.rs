@@ -1052,7 +1052,7 @@ trait LineRows {
     /// The 4 rows (`[F]` each) of canonical ids `ids` in the deciding colour's table, which
     /// starts at row `colour * CANONICAL_PATTERNS`.
     fn rows(&self, colour: usize, ids: [usize; 4], f: usize) -> [&[Self::Elem]; 4];
-    /// `h += sum of rows` (`h`: `[F]`), the portable loop.
+    /// `h += (r0 + r1) + (r2 + r3)` over the 4 rows (`h`: `[F]`), the portable loop.
     fn add_lines(&self, rows: [&[Self::Elem]; 4], h: &mut [f32]);
     /// The same for the 8 channels from `c`: returns `v + sum of rows[.., c..c + 8]`, in the
     /// portable loop's order per lane.

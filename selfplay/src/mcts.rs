@@ -1147,6 +1147,40 @@ mod tests {
         m
     }
 
+    /// The partial sort's two steps give exactly the full stable sort by prior, ties included
+    /// (the line-pattern net gives equal priors to points with equal surroundings): the prefix
+    /// holds the first `SORTED_PREFIX` of it, the rest stays in the order made, and sorting the
+    /// tail completes it.
+    #[test]
+    fn sort_prefix_then_tail_is_the_stable_sort_by_prior() {
+        let g = Game::new(15, Rule::Renju, Protocol::Free { centre: false }, None).unwrap();
+        for (seed, levels) in [(1u64, 3u32), (2, 5), (3, 40), (4, 100_000)] {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut m = Mcts::new(&g, SearchConfig::default());
+            let mut ev = HeuristicEvaluator::new(15);
+            search_with(&mut m, 1, 1, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+            let root = m.root;
+            let kids: Vec<usize> = m.nodes[root as usize].children().collect();
+            // Priors from `levels` values: few levels give long runs of ties.
+            for &i in &kids {
+                m.nodes[i].prior = (1 + rng.gen_range(0..levels)) as f32 / levels as f32;
+            }
+            let made: Vec<(u16, f32)> = kids.iter().map(|&i| (m.nodes[i].action, m.nodes[i].prior)).collect();
+            let mut want = made.clone();
+            want.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap()); // stable
+            m.sort_prefix(root);
+            let got =
+                |m: &Mcts| -> Vec<(u16, f32)> { kids.iter().map(|&i| (m.nodes[i].action, m.nodes[i].prior)).collect() };
+            let after = got(&m);
+            assert_eq!(after[..SORTED_PREFIX], want[..SORTED_PREFIX], "seed {seed}: the prefix");
+            let rest: Vec<(u16, f32)> =
+                made.iter().filter(|c| !want[..SORTED_PREFIX].iter().any(|w| w.0 == c.0)).cloned().collect();
+            assert_eq!(after[SORTED_PREFIX..], rest[..], "seed {seed}: the rest in the order made");
+            m.sort_tail(root);
+            assert_eq!(got(&m), want, "seed {seed}: prefix + sorted tail");
+        }
+    }
+
     /// Children are sorted only 16 deep at expansion; select must still be the PUCT argmax over
     /// every live child (the reference scores all of them, in no particular order) once the scan
     /// goes past the sorted prefix, and the order must then be the full sort by prior.
