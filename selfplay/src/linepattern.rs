@@ -582,7 +582,12 @@ impl LinePatternWeights {
             value_w2: vec![],
             value_b2: vec![],
         };
-        ensure!((5..=32).contains(&w.board_size), "{what}: board_size {} out of range", w.board_size);
+        ensure!(
+            renju_rules::board::SIZES.contains(&w.board_size),
+            "{what}: board_size {} out of range ({:?})",
+            w.board_size,
+            renju_rules::board::SIZES
+        );
         let read = |name: &str| -> Result<Vec<f32>> {
             let t = st.tensor(name).map_err(|e| anyhow::anyhow!("{what}: tensor '{name}' missing ({e:?})"))?;
             ensure!(t.dtype() == safetensors::Dtype::F32, "{what}: tensor '{name}' is not f32");
@@ -1787,11 +1792,13 @@ mod tests {
 
     /// Every kernel variant (channel count as a constant, AVX2 where the CPU has it) gives
     /// bit-identical outputs to the generic portable loop (`kernel::<0, false>`), at both
-    /// precisions, on 15x15 midgames, for the specialised channel counts and one that is not.
+    /// precisions, on 15x15 midgames, for the specialised channel counts, one multiple of 8 that
+    /// is not specialised (24: the AVX2 first layer with a run-time `F`) and one that is not a
+    /// multiple of 8 (5: the portable loops everywhere).
     #[test]
     fn specialised_kernels_equal_the_generic_loop_bit_for_bit() {
         let (planes, globals) = crate::encode::random_positions(40, 15, 0..=60, 9);
-        for f in [16, 32, 5] {
+        for f in [16, 32, 24, 5] {
             let net = LinePatternNet::new(random_weights(15, f, 8, f as u64)).unwrap();
             let a = action_space_size(15);
             for precision in [Precision::F32, Precision::I16] {
