@@ -163,11 +163,19 @@ pub fn raw_index_direct(cells: &[u8], size: usize, x: usize, y: usize, d: usize)
 #[inline]
 pub fn stone_cells(own: &[f32], opp: &[f32], out: &mut Vec<u8>) {
     out.clear();
-    // Without branches (own wins over opponent, as a stone cannot be both), so it vectorises.
-    out.extend(own.iter().zip(opp).map(|(&o, &x)| {
-        let (o, x) = ((o > 0.5) as u8, (x > 0.5) as u8);
-        o * cell::OWN + (1 - o) * x * cell::OPP
-    }));
+    out.resize(own.len().min(opp.len()), cell::EMPTY);
+    mark_cells::<false>(own, opp, out);
+}
+
+/// [`stone_cells`] into `out` (`[S*S]`, all [`cell::EMPTY`] on entry), in the kernel variant
+/// `AVX2` ([`mark_points`]): bit 0 where `own` is set, bit 1 where `opp` is, then OWN where both
+/// are (not a position, but own wins).
+#[inline(always)]
+fn mark_cells<const AVX2: bool>(own: &[f32], opp: &[f32], out: &mut [u8]) {
+    mark_points::<AVX2, 2>(&[own, opp], out);
+    for c in out.iter_mut() {
+        *c ^= *c & (*c << 1) & cell::OPP;
+    }
 }
 
 /// Precomputed geometry of a board side: the raw index of every (point, direction) slot of the
@@ -1036,11 +1044,7 @@ unsafe fn mark_points_avx2<const K: usize>(planes: &[&[f32]; K], out: &mut [u8])
         o.write_unaligned(o.read_unaligned() | bytes);
         i += 8;
     }
-    for (k, plane) in planes.iter().enumerate() {
-        for (o, &v) in out[i..n].iter_mut().zip(&plane[i..n]) {
-            *o |= u8::from(v > 0.5) << k;
-        }
-    }
+    mark_points::<false, K>(&planes.map(|p| &p[i..n]), &mut out[i..n]);
 }
 
 /// `a += b` over `F` lanes.
@@ -1267,12 +1271,7 @@ fn kernel_rows<const FC: usize, const AVX2: bool, T: LineRows>(
     let (own_pl, opp_pl) = (&planes[own * pp..(own + 1) * pp], &planes[opp * pp..(opp + 1) * pp]);
     sc.cells.clear();
     sc.cells.resize(pp, cell::EMPTY);
-    // Bit 0 own, bit 1 opponent: the cell states, except 3 where both planes are set (not a
-    // position, but `stone_cells` says OWN there, and so does this).
-    mark_points::<AVX2, 2>(&[own_pl, opp_pl], &mut sc.cells);
-    for c in sc.cells.iter_mut() {
-        *c ^= *c & (*c << 1) & cell::OPP;
-    }
+    mark_cells::<AVX2>(own_pl, opp_pl, &mut sc.cells);
     #[cfg(target_arch = "x86_64")]
     if AVX2 {
         // SAFETY: `AVX2` is true only inside `kernel_avx2`, which runs only on AVX2 CPUs.
@@ -1674,6 +1673,16 @@ mod tests {
         }
     }
 
+    /// [`mark_cells`] in its AVX2 variant, callable from a test.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn mark_cells_avx2_for_test(own: &[f32], opp: &[f32], out: &mut [u8]) {
+        mark_cells::<true>(own, opp, out)
+    }
+
     #[test]
     fn raw_indices_equal_the_definition_on_every_size() {
         // Every supported side, so both 16-point chunks of a padded row and every edge are
@@ -1696,6 +1705,27 @@ mod tests {
                         cell::EMPTY
                     };
                     assert_eq!(cells[p], want, "size {size} point {p}");
+                }
+                // Both planes set at a point (not a position): own wins, in both variants.
+                let opp_any: Vec<f32> = (0..size * size).map(|_| rng.gen_bool(fill) as u8 as f32).collect();
+                let mut both = Vec::new();
+                stone_cells(&own, &opp_any, &mut both);
+                for p in 0..size * size {
+                    let want = if own[p] > 0.5 {
+                        cell::OWN
+                    } else if opp_any[p] > 0.5 {
+                        cell::OPP
+                    } else {
+                        cell::EMPTY
+                    };
+                    assert_eq!(both[p], want, "overlapping planes: size {size} point {p}");
+                }
+                #[cfg(target_arch = "x86_64")]
+                if avx2_available() {
+                    let mut fast = vec![cell::EMPTY; size * size];
+                    // SAFETY: the CPU has AVX2 (checked above).
+                    unsafe { mark_cells_avx2_for_test(&own, &opp_any, &mut fast) };
+                    assert_eq!(fast, both, "AVX2 cells: size {size}");
                 }
                 // The dispatching function (AVX2 where the CPU has it) and the portable loop.
                 let (mut raw, mut portable) = (Vec::new(), Vec::new());
