@@ -129,6 +129,32 @@ fn bench(c: &mut Criterion) {
         (t_on.as_secs_f64() - t_off.as_secs_f64() * l_on as f64 / l_off.max(1) as f64) * 1e6 / l_on.max(1) as f64
     );
 
+    // Cost of encoder version 3's VCF planes (two solver calls of VCF_PLANE_NODES per position,
+    // `encode::planes_for_version(3, ..)`, as a version-3 model pays at every evaluation and the
+    // trainer for every sample) on random RIF midgames of 10-60 stones. Best of 3 runs.
+    {
+        use renju_selfplay::encode::{plane_v3, planes_for_version, random_positions};
+        let n = 2000;
+        let (planes, globals) = random_positions(n, 15, 10..=60, 5);
+        let mut best = Duration::MAX;
+        let mut marked = 0;
+        for _ in 0..3 {
+            let t = Instant::now();
+            let v3 = planes_for_version(3, &planes, &globals, n, 15).unwrap();
+            best = best.min(t.elapsed());
+            let pp = 225;
+            marked = (0..n)
+                .filter(|i| {
+                    v3[(i * plane_v3::COUNT + plane_v3::VCF_OWN) * pp..(i + 1) * plane_v3::COUNT * pp].contains(&1.0)
+                })
+                .count();
+        }
+        println!(
+            "encoder version 3 planes: {:.1} us per position ({n} positions, {marked} with a VCF of either colour)",
+            best.as_secs_f64() * 1e6 / n as f64
+        );
+    }
+
     // Heuristic evaluator: share of wall time outside `evaluate`.
     let mut ev = HeuristicEvaluator::new(15);
     let mut rng = ChaCha8Rng::seed_from_u64(2);

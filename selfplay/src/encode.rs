@@ -24,6 +24,17 @@
 //! rewrites the current planes into theirs, exactly): 0 black stones, 1 white stones, then
 //! planes 3..=8 of version 2 as 2..=7.
 //!
+//! Planes of version 3 (an optional network input, `training.encoder_version = 3`; issue 11,
+//! after KataGomo's VCF features): the 9 planes of version 2, then
+//! | plane | meaning |
+//! |---|---|
+//! | 9 | [`plane_v3::VCF_OWN`]: a one at the first move of a VCF (`renju_rules::vcf`, budget [`VCF_PLANE_NODES`]) of the own colour, as if it were to move; all zero when the solver finds none |
+//! | 10 | [`plane_v3::VCF_OPPONENT`]: the same for the opponent colour |
+//!
+//! Shards and the search always hold version 2 ([`ENCODER_VERSION`]); the version-3 planes are
+//! computed from them by [`planes_for_version`] (the board is rebuilt from planes 0-2 and the
+//! rule one-hot), where a version-3 model is trained or plays.
+//!
 //! Globals (versions 1 and 2, the same):
 //! | global | meaning |
 //! |---|---|
@@ -43,7 +54,11 @@ use renju_rules::{Board, Color, DecisionKind, Game, Point, Rule};
 /// Bump on any change (and teach [`planes_for_version`] the old one).
 pub const ENCODER_VERSION: u32 = 2;
 /// Versions whose models still load and play (their inputs converted by [`planes_for_version`]).
-pub const SUPPORTED_VERSIONS: [u32; 2] = [1, 2];
+pub const SUPPORTED_VERSIONS: [u32; 3] = [1, 2, 3];
+/// Solver node budget (attacker moves tried, `renju_rules::vcf::Limits::nodes`) of each of the
+/// two VCF calls behind the version-3 planes; part of version 3's contract (about 13-20 µs a
+/// call on 15x15 midgames, docs/bench-rules.md).
+pub const VCF_PLANE_NODES: u64 = 200;
 /// Number of planes `C` (see the module table).
 pub const NUM_PLANES: usize = 9;
 /// Number of globals `G` (see the module table).
@@ -62,31 +77,50 @@ pub mod plane {
     pub const ONES: usize = 8;
 }
 
+/// The extra plane indices of encoder version 3 (module table).
+pub mod plane_v3 {
+    /// First move of a VCF of the own colour.
+    pub const VCF_OWN: usize = super::NUM_PLANES;
+    /// First move of a VCF of the opponent colour.
+    pub const VCF_OPPONENT: usize = super::NUM_PLANES + 1;
+    /// Planes of version 3.
+    pub const COUNT: usize = super::NUM_PLANES + 2;
+}
+
 /// `(planes C, globals G)` of encoder `version`. Errors: a version this build cannot encode.
 pub fn input_shape(version: u32) -> anyhow::Result<(usize, usize)> {
     match version {
         1 => Ok((8, NUM_GLOBALS)),
         2 => Ok((NUM_PLANES, NUM_GLOBALS)),
+        3 => Ok((plane_v3::COUNT, NUM_GLOBALS)),
         v => anyhow::bail!("encoder version {v} is unknown to this build (it encodes versions {SUPPORTED_VERSIONS:?})"),
     }
 }
 
 /// Rewrites `n` positions of current-version planes (`[n, NUM_PLANES, S, S]`, as the search and
-/// the shards hold them) into the planes of encoder `version` (`[n, C_version, S, S]`); the
-/// globals are the same in every version. Version 1: black = own or opponent stones by the
-/// colour plane, white = the other, then the remaining planes. Errors: unknown version, or
-/// `planes` not `n * NUM_PLANES * S * S` long.
-pub fn planes_for_version(
+/// the shards hold them, with their `globals [n, NUM_GLOBALS]`) into the planes of encoder
+/// `version` (`[n, C_version, S, S]`); the globals are the same in every version. Version 1:
+/// black = own or opponent stones by the colour plane, white = the other, then the remaining
+/// planes. Version 3: the planes unchanged, then the two VCF planes ([`vcf_planes`]). Errors:
+/// unknown version, or `planes` / `globals` not `n * NUM_PLANES * S * S` / `n * NUM_GLOBALS`
+/// long.
+pub fn planes_for_version<'a>(
     version: u32,
-    planes: &[f32],
+    planes: &'a [f32],
+    globals: &[f32],
     n: usize,
     size: usize,
-) -> anyhow::Result<std::borrow::Cow<'_, [f32]>> {
+) -> anyhow::Result<std::borrow::Cow<'a, [f32]>> {
     let pp = size * size;
     anyhow::ensure!(
         planes.len() == n * NUM_PLANES * pp,
         "planes has {} floats, expected {n} x {NUM_PLANES} x {size} x {size}",
         planes.len()
+    );
+    anyhow::ensure!(
+        globals.len() == n * NUM_GLOBALS,
+        "globals has {} floats, expected {n} x {NUM_GLOBALS}",
+        globals.len()
     );
     match version {
         ENCODER_VERSION => Ok(std::borrow::Cow::Borrowed(planes)),
@@ -104,11 +138,68 @@ pub fn planes_for_version(
             }
             Ok(std::borrow::Cow::Owned(out))
         }
+        3 => {
+            let mut out = vec![0f32; n * plane_v3::COUNT * pp];
+            for (i, (pos, dst)) in
+                planes.chunks_exact(NUM_PLANES * pp).zip(out.chunks_exact_mut(plane_v3::COUNT * pp)).enumerate()
+            {
+                dst[..NUM_PLANES * pp].copy_from_slice(pos);
+                let g = &globals[i * NUM_GLOBALS..(i + 1) * NUM_GLOBALS];
+                vcf_planes(pos, g, size, &mut dst[NUM_PLANES * pp..])?;
+            }
+            Ok(std::borrow::Cow::Owned(out))
+        }
         v => {
             input_shape(v)?;
             unreachable!("every known version is handled above")
         }
     }
+}
+
+/// The board of one encoded position (`planes [NUM_PLANES, S, S]`, `globals [NUM_GLOBALS]`):
+/// own and opponent stones in the colours planes 0-2 give them, under the rule of the rule
+/// one-hot. Errors: no rule set in the globals, a point with both stones, a bad size.
+pub fn board_from_planes(planes: &[f32], globals: &[f32], size: usize) -> anyhow::Result<Board> {
+    let pp = size * size;
+    anyhow::ensure!(
+        planes.len() == NUM_PLANES * pp && globals.len() == NUM_GLOBALS,
+        "board_from_planes: wrong lengths"
+    );
+    let rule = match (0..3).find(|&k| globals[global::RULE + k] > 0.5) {
+        Some(0) => Rule::Freestyle,
+        Some(1) => Rule::Standard,
+        Some(_) => Rule::Renju,
+        None => anyhow::bail!("the globals name no rule (entries {}..{} all zero)", global::RULE, global::RULE + 3),
+    };
+    let mut board = Board::new(size, rule)?;
+    let own = if planes[plane::DECIDER_IS_BLACK * pp] > 0.5 { Color::Black } else { Color::White };
+    for i in 0..pp {
+        let (o, x) = (planes[plane::OWN * pp + i] > 0.5, planes[plane::OPPONENT * pp + i] > 0.5);
+        anyhow::ensure!(!(o && x), "point {i} holds an own and an opponent stone");
+        if o || x {
+            board.place(Point::from_index(i, size), if o { own } else { own.opponent() });
+        }
+    }
+    Ok(board)
+}
+
+/// Writes the two VCF planes of version 3 (`out: [2, S, S]`, fully overwritten) for one encoded
+/// position: plane 0 a one at the first move of a VCF of the own colour (`renju_rules::vcf` with
+/// [`VCF_PLANE_NODES`] nodes, the own colour to move), plane 1 the same for the opponent colour;
+/// zeros where the solver proves no VCF or runs out of budget. Errors as [`board_from_planes`].
+pub fn vcf_planes(planes: &[f32], globals: &[f32], size: usize, out: &mut [f32]) -> anyhow::Result<()> {
+    let pp = size * size;
+    anyhow::ensure!(out.len() == 2 * pp, "vcf_planes: out has {} floats, expected 2 x {size} x {size}", out.len());
+    out.fill(0.0);
+    let board = board_from_planes(planes, globals, size)?;
+    let own = if planes[plane::DECIDER_IS_BLACK * pp] > 0.5 { Color::Black } else { Color::White };
+    let limits = renju_rules::vcf::Limits::nodes(VCF_PLANE_NODES);
+    for (k, attacker) in [own, own.opponent()].into_iter().enumerate() {
+        if let renju_rules::vcf::Vcf::Win { line } = renju_rules::vcf::vcf(&board, attacker, &limits) {
+            out[k * pp + line[0].index(size)] = 1.0;
+        }
+    }
+    Ok(())
 }
 
 /// Global indices (module table).
@@ -371,7 +462,7 @@ mod tests {
         assert_eq!(points(&planes, plane::LAST1, 15), names("a1"));
         assert_eq!(globals[global::DECIDER_IS_BLACK], 1.0);
         // Version 1 (for models of version 1): black and white planes, the rest shifted down.
-        let v1 = planes_for_version(1, &planes, 1, 15).unwrap();
+        let v1 = planes_for_version(1, &planes, &globals, 1, 15).unwrap();
         assert_eq!(v1.len(), 8 * 225);
         assert_eq!(points(&v1, 0, 15), names("h8 i8 j9 j10"));
         assert_eq!(points(&v1, 1, 15), names("a15 o15 o1 a1"));
@@ -380,6 +471,69 @@ mod tests {
         assert_eq!(points(&v1, 7, 15).len(), 225);
         assert_eq!(input_shape(1).unwrap(), (8, 16));
         assert!(input_shape(7).unwrap_err().to_string().contains("encoder version 7"));
+    }
+
+    #[test]
+    fn version_3_adds_the_vcf_first_moves_of_both_colours() {
+        // Black h8 i8 j8 k8 (a four: its only five point is l8, g8 is White's), White g8 a1 a2;
+        // White to move. Black (the opponent of the decider) has a VCF of one move, l8; White
+        // has no four-making move at all, so no VCF.
+        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: false }, None).unwrap();
+        for p in parse_moves("h8 g8 i8 a1 j8 a2 k8", 15).unwrap() {
+            g.apply(Action::Place(p)).unwrap();
+        }
+        let (mut planes, mut globals) = (vec![0.0; planes_len(15)], vec![0.0; NUM_GLOBALS]);
+        encode(&g, &mut planes, &mut globals);
+        let v3 = planes_for_version(3, &planes, &globals, 1, 15).unwrap();
+        assert_eq!(v3.len(), 11 * 225);
+        assert_eq!(input_shape(3).unwrap(), (11, 16));
+        assert_eq!(&v3[..NUM_PLANES * 225], &planes[..], "planes 0-8 are version 2's");
+        assert!(points(&v3, plane_v3::VCF_OWN, 15).is_empty(), "White has no VCF");
+        assert_eq!(points(&v3, plane_v3::VCF_OPPONENT, 15), names("l8"));
+        // The board rebuilt from the planes holds the same stones in the same colours.
+        let b = board_from_planes(&planes, &globals, 15).unwrap();
+        let mut got: Vec<_> = b.stones().to_vec();
+        let mut want: Vec<_> = g.board().stones().to_vec();
+        got.sort_by_key(|&(p, _)| p.index(15));
+        want.sort_by_key(|&(p, _)| p.index(15));
+        assert_eq!(got, want);
+        assert_eq!(b.rule(), Rule::Renju);
+        // Black to move after White a3 (ignoring the four): Black's own plane now holds l8.
+        g.apply(Action::Place(parse_point("a3", 15).unwrap())).unwrap();
+        encode(&g, &mut planes, &mut globals);
+        let v3 = planes_for_version(3, &planes, &globals, 1, 15).unwrap();
+        assert_eq!(points(&v3, plane_v3::VCF_OWN, 15), names("l8"));
+        assert!(points(&v3, plane_v3::VCF_OPPONENT, 15).is_empty());
+        // Globals without a rule are refused, naming the entries.
+        let mut bad = globals.clone();
+        bad[global::RULE..global::RULE + 3].fill(0.0);
+        let e = planes_for_version(3, &planes, &bad, 1, 15).unwrap_err();
+        assert!(format!("{e:#}").contains("no rule"), "{e:#}");
+    }
+
+    #[test]
+    fn version_3_vcf_plane_marks_the_first_move_of_the_solvers_line() {
+        // Black h8 i8 j8 and h8 h9 h10 (two live threes), Black to move: a four that is also
+        // straight wins at once, so a VCF exists (its line checked with the solver's line
+        // checker); the plane marks the line's first move only. White's five scattered stones
+        // make no four.
+        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: false }, None).unwrap();
+        for p in parse_moves("h8 a1 i8 o1 j8 a15 h9 o15 h10 b13", 15).unwrap() {
+            g.apply(Action::Place(p)).unwrap();
+        }
+        let (mut planes, mut globals) = (vec![0.0; planes_len(15)], vec![0.0; NUM_GLOBALS]);
+        encode(&g, &mut planes, &mut globals);
+        let v3 = planes_for_version(3, &planes, &globals, 1, 15).unwrap();
+        let own = points(&v3, plane_v3::VCF_OWN, 15);
+        let limits = renju_rules::vcf::Limits::nodes(VCF_PLANE_NODES);
+        match renju_rules::vcf::vcf(g.board(), Color::Black, &limits) {
+            renju_rules::vcf::Vcf::Win { line } => {
+                assert!(renju_rules::vcf::line_wins(g.board(), Color::Black, &line));
+                assert_eq!(own, vec![renju_rules::notation::format_point(line[0])]);
+            }
+            other => panic!("Black's two live threes give a VCF, got {other:?}"),
+        }
+        assert!(points(&v3, plane_v3::VCF_OPPONENT, 15).is_empty(), "White has no four-making move");
     }
 
     #[test]
@@ -392,14 +546,14 @@ mod tests {
         let (mut planes, mut globals) = (vec![0.0; planes_len(9)], vec![0.0; NUM_GLOBALS]);
         encode(&g, &mut planes, &mut globals);
         let two = [planes.clone(), planes.clone()].concat();
-        let v1 = planes_for_version(1, &two, 2, 9).unwrap();
+        let v1 = planes_for_version(1, &two, &[globals.clone(), globals.clone()].concat(), 2, 9).unwrap();
         for k in 0..2 {
             let pos = &v1[k * 8 * 81..(k + 1) * 8 * 81];
             assert_eq!(points(pos, 0, 9), names("e5 f6"));
             assert_eq!(points(pos, 1, 9), names("d4"));
             assert!(points(pos, 2, 9).is_empty(), "freestyle: no forbidden points");
         }
-        assert!(matches!(planes_for_version(2, &planes, 1, 9).unwrap(), std::borrow::Cow::Borrowed(_)));
-        assert!(planes_for_version(1, &planes[1..], 1, 9).is_err());
+        assert!(matches!(planes_for_version(2, &planes, &globals, 1, 9).unwrap(), std::borrow::Cow::Borrowed(_)));
+        assert!(planes_for_version(1, &planes[1..], &globals, 1, 9).is_err());
     }
 }

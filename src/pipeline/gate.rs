@@ -23,8 +23,7 @@ pub(crate) fn gate_candidate(
         std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
     }
     std::fs::create_dir_all(&candidates).with_context(|| format!("creating {}", candidates.display()))?;
-    let mut mc = renju_trainer::ModelConfig::new(incumbent + 1, cfg.game.rule, cfg.game.size, cfg.training.net.clone());
-    mc.trained_steps = trainer.step();
+    let mc = trainer.model_config(incumbent + 1)?;
     // publish_model writes into `<candidates>/gen-NNNNNN` atomically; rename it to the step.
     let written = renju_trainer::model::publish_model(&candidates, trainer.var_store(), &mc)?;
     std::fs::rename(&written, &dir).with_context(|| format!("renaming {} to {}", written.display(), dir.display()))?;

@@ -337,6 +337,16 @@ pub struct TrainerConfig {
     /// libtorch intra-op threads of the training thread (set when the trainer opens); 0 keeps
     /// the library's default (all cores). Default: 0.
     pub intra_op_threads: usize,
+    /// Input encoding of the trained network (`renju_selfplay::encode`, one of
+    /// `SUPPORTED_VERSIONS`): 2 own/opponent stones (the default, `ENCODER_VERSION`), 1 black/white
+    /// stones, 3 version 2 plus the two VCF planes. Shards always hold version 2; the batches are
+    /// converted (`planes_for_version`). Residual nets only: the line-pattern net reads the
+    /// stones through its own view and takes no other planes. Default: 2.
+    pub encoder_version: u32,
+    /// Encoder version 3: the probability that a training sample's two VCF planes are zeroed,
+    /// so that the network also plays well without them (KataGomo drops its VCF features out at
+    /// random). Default: 0.25.
+    pub vcf_plane_dropout: f64,
 }
 
 impl Default for TrainerConfig {
@@ -362,6 +372,8 @@ impl Default for TrainerConfig {
             augment_symmetry: true,
             tensorboard: true,
             intra_op_threads: 0,
+            encoder_version: renju_selfplay::encode::ENCODER_VERSION,
+            vcf_plane_dropout: 0.25,
         }
     }
 }
@@ -376,6 +388,14 @@ impl TrainerConfig {
         ensure!(self.l2 >= 0.0 && self.grad_clip >= 0.0, "l2 and grad_clip must be >= 0");
         ensure!(self.keep_checkpoints >= 1, "keep_checkpoints must be >= 1");
         ensure!(self.samples_per_new_sample > 0.0, "samples_per_new_sample must be > 0");
+        renju_selfplay::encode::input_shape(self.encoder_version).context("encoder_version")?;
+        ensure!(
+            self.net.kind != NetKind::Linepattern || self.encoder_version == renju_selfplay::encode::ENCODER_VERSION,
+            "encoder_version {} is for residual nets; the line-pattern net trains on version {} only",
+            self.encoder_version,
+            renju_selfplay::encode::ENCODER_VERSION
+        );
+        ensure!((0.0..=1.0).contains(&self.vcf_plane_dropout), "vcf_plane_dropout must be in 0..=1");
         Ok(())
     }
 }
@@ -383,6 +403,19 @@ impl TrainerConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn encoder_version_is_checked_against_the_net_kind() {
+        let mut c = TrainerConfig { encoder_version: 3, ..Default::default() };
+        c.validate().unwrap();
+        c.encoder_version = 4;
+        assert!(format!("{:#}", c.validate().unwrap_err()).contains("encoder version 4"));
+        let lp =
+            TrainerConfig { net: NetConfig::preset("linepattern").unwrap(), encoder_version: 1, ..Default::default() };
+        assert!(format!("{:#}", lp.validate().unwrap_err()).contains("residual nets"));
+        let d = TrainerConfig { vcf_plane_dropout: 1.5, ..Default::default() };
+        assert!(format!("{:#}", d.validate().unwrap_err()).contains("vcf_plane_dropout"));
+    }
 
     #[test]
     fn window_follows_katago_power_law() {

@@ -90,12 +90,25 @@ pub struct LineTableInfo {
 impl ModelConfig {
     /// A config for a network of the current encoder version.
     pub fn new(generation: u64, rule: Rule, board_size: usize, net: NetConfig) -> ModelConfig {
-        let shape = NetShape::current(board_size);
-        ModelConfig {
+        ModelConfig::for_encoder(generation, rule, board_size, net, ENCODER_VERSION)
+            .expect("the current encoder version is supported")
+    }
+
+    /// A config for a network of encoder `encoder_version` (its input shape,
+    /// [`NetShape::for_version`]). Errors: a version this build does not know.
+    pub fn for_encoder(
+        generation: u64,
+        rule: Rule,
+        board_size: usize,
+        net: NetConfig,
+        encoder_version: u32,
+    ) -> Result<ModelConfig> {
+        let shape = NetShape::for_version(encoder_version, board_size)?;
+        Ok(ModelConfig {
             format: MODEL_FORMAT.into(),
             format_version: MODEL_FORMAT_VERSION,
             generation,
-            encoder_version: ENCODER_VERSION,
+            encoder_version,
             rule,
             board_size,
             shape,
@@ -107,7 +120,7 @@ impl ModelConfig {
                 shape.planes, shape.globals, shape.actions + 3, shape.actions, s = board_size
             ),
             line_table: None,
-        }
+        })
     }
 
     /// Reads and validates `<dir>/config.json`: format, an encoder version this build supports
@@ -547,7 +560,7 @@ impl Evaluator for ModelEvaluator {
         }
         let s = self.config.shape;
         // The stored encoder version selects the model's input planes.
-        let planes = planes_for_version(self.config.encoder_version, planes, n, s.size)?;
+        let planes = planes_for_version(self.config.encoder_version, planes, globals, n, s.size)?;
         let pl = Tensor::from_slice(&planes)
             .view([n as i64, s.planes as i64, s.size as i64, s.size as i64])
             .to_device(self.device)

@@ -317,14 +317,34 @@ pub fn step_rng(seed: u64, step: u64) -> ChaCha8Rng {
     rng
 }
 
-/// Samples a batch of `batch` positions uniformly from `window` with random symmetries
-/// (identity only when `augment` is false). Errors on an empty window.
+/// The input encoding of training batches: the network's encoder version and, for version 3,
+/// the VCF-plane dropout.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BatchEncoding {
+    /// Encoder version of the batch planes (`renju_selfplay::encode::SUPPORTED_VERSIONS`).
+    pub version: u32,
+    /// Version 3: probability that a sample's two VCF planes are zeroed.
+    pub vcf_plane_dropout: f64,
+}
+
+impl BatchEncoding {
+    /// The shards' own encoding (`ENCODER_VERSION`), no dropout.
+    pub const CURRENT: BatchEncoding =
+        BatchEncoding { version: renju_selfplay::encode::ENCODER_VERSION, vcf_plane_dropout: 0.0 };
+}
+
+/// Samples a batch of `batch` positions uniformly from `window` (whose shards have `shape`, the
+/// current encoder's) with random symmetries (identity only when `augment` is false), its planes
+/// converted to `enc.version` (`planes_for_version`: `[B, C_version, S, S]`; for version 3 each
+/// sample's VCF planes are then zeroed with probability `enc.vcf_plane_dropout`). Errors on an
+/// empty window or an unknown version.
 pub fn sample_batch(
     window: &WindowSnapshot,
     shape: NetShape,
     sym: &SymmetryTable,
     batch: usize,
     augment: bool,
+    enc: BatchEncoding,
     rng: &mut impl Rng,
 ) -> Result<Batch> {
     if window.is_empty() {
@@ -347,7 +367,21 @@ pub fn sample_batch(
         value[b * 3..b * 3 + 3].copy_from_slice(&shard.value[row * 3..row * 3 + 3]);
         weight[b] = if pol.iter().sum::<f32>() > 0.5 { 1.0 } else { 0.0 };
     }
-    let (bi, ci, si) = (batch as i64, c as i64, shape.size as i64);
+    let (cv, _) = renju_selfplay::encode::input_shape(enc.version)?;
+    if enc.version != renju_selfplay::encode::ENCODER_VERSION {
+        planes =
+            renju_selfplay::encode::planes_for_version(enc.version, &planes, &globals, batch, shape.size)?.into_owned();
+    }
+    if enc.version == 3 && enc.vcf_plane_dropout > 0.0 {
+        use renju_selfplay::encode::plane_v3;
+        for b in 0..batch {
+            if rng.gen_bool(enc.vcf_plane_dropout) {
+                let at = b * cv * p;
+                planes[at + plane_v3::VCF_OWN * p..at + (plane_v3::VCF_OPPONENT + 1) * p].fill(0.0);
+            }
+        }
+    }
+    let (bi, ci, si) = (batch as i64, cv as i64, shape.size as i64);
     Ok(Batch {
         planes: Tensor::from_slice(&planes).view([bi, ci, si, si]),
         globals: Tensor::from_slice(&globals).view([bi, g as i64]),
@@ -375,6 +409,8 @@ pub struct LoadJob {
     pub batch: usize,
     /// Apply random symmetries.
     pub augment: bool,
+    /// Encoding of the batches (`TrainerConfig::encoder_version`, `vcf_plane_dropout`).
+    pub encoding: BatchEncoding,
     /// Seed of [`step_rng`].
     pub seed: u64,
     /// First step.
@@ -398,7 +434,7 @@ impl Loader {
                         return;
                     }
                     let mut rng = step_rng(job.seed, s);
-                    let b = sample_batch(&job.window, job.shape, &sym, job.batch, job.augment, &mut rng);
+                    let b = sample_batch(&job.window, job.shape, &sym, job.batch, job.augment, job.encoding, &mut rng);
                     let failed = b.is_err();
                     if tx.send(b).is_err() || failed {
                         return;

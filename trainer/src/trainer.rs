@@ -108,10 +108,12 @@ impl Trainer {
             tch::set_num_threads(config.intra_op_threads as i32);
         }
         std::fs::create_dir_all(&run.root).with_context(|| format!("creating run directory {}", run.root.display()))?;
+        // The shards' shape (the current encoder) and the network's (its encoder version).
         let shape = NetShape::current(config.board_size);
+        let net_shape = NetShape::for_version(config.encoder_version, config.board_size)?;
         tch::manual_seed(config.seed as i64);
         let vs = nn::VarStore::new(device);
-        let net = Net::new(&vs.root(), &config.net, shape)?;
+        let net = Net::new(&vs.root(), &config.net, net_shape)?;
         let opt = Optimizer::new(&vs, config.optimizer.clone());
         let decayed = vs.variables().into_iter().filter(|(n, t)| is_decayed(n, t)).map(|(_, t)| t).collect();
         let window = ReplayWindow::new(&run.selfplay(), shape, config.rule, config.window.clone());
@@ -163,12 +165,13 @@ impl Trainer {
             state_path.display()
         );
         ensure!(
-            state.encoder_version == renju_selfplay::encode::ENCODER_VERSION,
-            "{}: checkpoint trained with encoder version {}, this build trains version {}; its published models \
-             still play (arena, curve, selfplay --evaluator model), but training goes on only in a new run directory",
+            state.encoder_version == self.config.encoder_version,
+            "{}: checkpoint trained with encoder version {}, the config trains version {} \
+             (training.encoder_version); its published models still play (arena, curve, selfplay --evaluator \
+             model), but training goes on only with its version or in a new run directory",
             state_path.display(),
             state.encoder_version,
-            renju_selfplay::encode::ENCODER_VERSION
+            self.config.encoder_version
         );
         load_weights(&self.vs, &dir.join(WEIGHTS_FILE))?;
         self.opt.load(&dir.join(OPTIMIZER_FILE))?;
@@ -262,7 +265,8 @@ impl Trainer {
             );
         }
         let start = Instant::now();
-        let shape = self.net.shape();
+        // The shards' shape (the current encoder); the loader converts to the network's.
+        let shape = NetShape::current(self.config.board_size);
         let mut done = 0u64;
         let mut stats: Vec<Tensor> = Vec::with_capacity(n as usize);
         let mut lr = 0.0;
@@ -277,6 +281,10 @@ impl Trainer {
                     shape,
                     batch: self.config.batch_size,
                     augment: self.config.augment_symmetry,
+                    encoding: crate::replay::BatchEncoding {
+                        version: self.config.encoder_version,
+                        vcf_plane_dropout: self.config.vcf_plane_dropout,
+                    },
                     seed: self.config.seed,
                     first_step: self.step,
                     steps: chunk,
@@ -413,7 +421,7 @@ impl Trainer {
                 step: self.step,
                 samples_trained: self.samples_trained,
                 config: self.config.clone(),
-                encoder_version: renju_selfplay::encode::ENCODER_VERSION,
+                encoder_version: self.config.encoder_version,
             };
             write_atomic(&tmp.join(STATE_FILE), serde_json::to_string_pretty(&state)?.as_bytes())?;
             publish_dir(&tmp, &dest)?;
@@ -435,14 +443,22 @@ impl Trainer {
         Ok(dest)
     }
 
+    /// The `config.json` of the current network as generation `generation`: the run's rule,
+    /// board size, architecture and encoder version, with the steps and samples trained so far.
+    pub fn model_config(&self, generation: u64) -> Result<ModelConfig> {
+        let c = &self.config;
+        let mut cfg = ModelConfig::for_encoder(generation, c.rule, c.board_size, c.net.clone(), c.encoder_version)?;
+        cfg.trained_steps = self.step;
+        cfg.trained_samples = self.samples_trained;
+        Ok(cfg)
+    }
+
     /// Publishes the current network as the next generation (`max existing + 1`, or 0 in an
     /// empty models directory) and returns its number. See [`crate::model::publish_model`].
     pub fn publish(&mut self) -> Result<u64> {
         let gens = list_generations(&self.run.models())?;
         let generation = gens.last().map_or(0, |g| g + 1);
-        let mut cfg = ModelConfig::new(generation, self.config.rule, self.config.board_size, self.config.net.clone());
-        cfg.trained_steps = self.step;
-        cfg.trained_samples = self.samples_trained;
+        let cfg = self.model_config(generation)?;
         publish_model(&self.run.models(), &self.vs, &cfg)?;
         self.metrics.scalar("models/generation", self.step, generation as f64);
         Ok(generation)

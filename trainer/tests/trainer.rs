@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{tiny_config, write_shard, SIZE};
+use common::{tiny_config, write_real_shard, write_shard, SIZE};
 use renju_selfplay::action::action_space_size;
 use renju_selfplay::encode::{NUM_GLOBALS, NUM_PLANES};
 use renju_selfplay::eval::Evaluator;
@@ -317,9 +317,8 @@ fn a_version_1_model_still_loads_and_plays() {
     assert_eq!((shape.planes, shape.globals), (8, NUM_GLOBALS));
     let vs = tch::nn::VarStore::new(tch::Device::Cpu);
     let _net = Net::new(&vs.root(), &net_cfg, shape).unwrap();
-    let mut mc = ModelConfig::new(0, Rule::Renju, SIZE, net_cfg);
-    mc.encoder_version = 1;
-    mc.shape = shape;
+    let mc = ModelConfig::for_encoder(0, Rule::Renju, SIZE, net_cfg, 1).unwrap();
+    assert_eq!(mc.shape, shape);
     renju_trainer::model::publish_model(&models, &vs, &mc).unwrap();
     let mut ev = ModelEvaluator::load(&models, tch::Device::Cpu).unwrap();
     assert_eq!(ev.config().encoder_version, 1);
@@ -332,7 +331,7 @@ fn a_version_1_model_still_loads_and_plays() {
     let (mut planes, mut globals) = (vec![0.0; planes_len(SIZE)], vec![0.0; NUM_GLOBALS]);
     encode(&g, &mut planes, &mut globals);
     let out = ev.evaluate(&planes, &globals, 1).unwrap();
-    let v1 = planes_for_version(1, &planes, 1, SIZE).unwrap();
+    let v1 = planes_for_version(1, &planes, &globals, 1, SIZE).unwrap();
     let module = tch::CModule::load(models.join("gen-000000/model.pt")).unwrap();
     let y = module
         .forward_ts(&[
@@ -351,6 +350,97 @@ fn a_version_1_model_still_loads_and_plays() {
     search_with(&mut m, 24, 4, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
     let best = m.root_children().into_iter().max_by_key(|c| c.1).unwrap().0;
     assert!(g.is_legal(renju_selfplay::action::action_from_index(best, SIZE).unwrap()));
+}
+
+#[test]
+fn encoder_versions_1_and_3_train_publish_and_play() {
+    use renju_selfplay::encode::{planes_for_version, random_positions, NUM_PLANES};
+    let (planes, globals) = random_positions(3, SIZE, 10..=30, 7);
+    for (version, want_planes) in [(1u32, 8usize), (3, 11)] {
+        let run = tempfile::tempdir().unwrap();
+        let rd = RunDir::new(run.path());
+        write_real_shard(&rd.selfplay(), 48, 5);
+        let mut cfg = tiny_config();
+        cfg.encoder_version = version;
+        cfg.vcf_plane_dropout = 0.5;
+        let mut t = Trainer::open_or_resume(&rd, cfg.clone()).unwrap();
+        t.refresh_window().unwrap();
+        let m = t.train_steps(3).unwrap();
+        assert!(m.loss.is_finite() && m.loss > 0.0, "version {version}: loss {}", m.loss);
+        assert_eq!(t.publish().unwrap(), 1);
+        t.checkpoint().unwrap();
+        let mut ev = ModelEvaluator::load(&rd.models(), tch::Device::Cpu).unwrap();
+        assert_eq!(ev.config().encoder_version, version);
+        assert_eq!(ev.config().shape.planes, want_planes);
+        // It plays positions of the current encoding, converting them itself: the same output
+        // as its TorchScript module given the converted planes.
+        let out = ev.evaluate(&planes, &globals, 3).unwrap();
+        let conv = planes_for_version(version, &planes, &globals, 3, SIZE).unwrap();
+        assert_eq!(conv.len(), 3 * want_planes * SIZE * SIZE);
+        let module = tch::CModule::load(rd.generation(1).join("model.pt")).unwrap();
+        let y = module
+            .forward_ts(&[
+                tch::Tensor::from_slice(&conv).view([3, want_planes as i64, SIZE as i64, SIZE as i64]),
+                tch::Tensor::from_slice(&globals).view([3, NUM_GLOBALS as i64]),
+            ])
+            .unwrap();
+        let y: Vec<f32> = Vec::try_from(&y.flatten(0, -1)).unwrap();
+        let a = action_space_size(SIZE);
+        for (ts, ours) in y[..a].iter().zip(&out.policy_logits[..a]) {
+            assert!((ts - ours).abs() < 1e-4, "version {version}: {ts} vs {ours}");
+        }
+        // Resuming the run with another encoder version is refused, naming both.
+        drop(t);
+        let mut other = cfg.clone();
+        other.encoder_version = 2;
+        let e = format!("{:#}", Trainer::open_or_resume(&rd, other).err().unwrap());
+        assert!(e.contains(&format!("encoder version {version}")) && e.contains("version 2"), "{e}");
+        assert_eq!(NUM_PLANES, 9, "the shards hold version 2");
+    }
+}
+
+#[test]
+fn version_3_batches_carry_the_vcf_planes_and_drop_them_out() {
+    use renju_selfplay::encode::{plane_v3, planes_for_version, NUM_PLANES};
+    use renju_trainer::replay::{sample_batch, step_rng, BatchEncoding, ReplayWindow};
+    use renju_trainer::NetShape;
+    let run = tempfile::tempdir().unwrap();
+    let rd = RunDir::new(run.path());
+    write_real_shard(&rd.selfplay(), 200, 11);
+    let shape = NetShape::current(SIZE);
+    let mut w = ReplayWindow::new(&rd.selfplay(), shape, renju_rules::Rule::Renju, Default::default());
+    w.refresh().unwrap();
+    let snap = w.snapshot();
+    let sym = SymmetryTable::new(SIZE);
+    let (b, p) = (64usize, SIZE * SIZE);
+    let batch = |enc| sample_batch(&snap, shape, &sym, b, true, enc, &mut step_rng(3, 9)).unwrap();
+    let v2 = batch(BatchEncoding::CURRENT);
+    let v2_planes: Vec<f32> = Vec::try_from(&v2.planes.flatten(0, -1)).unwrap();
+    let v2_globals: Vec<f32> = Vec::try_from(&v2.globals.flatten(0, -1)).unwrap();
+    let want = planes_for_version(3, &v2_planes, &v2_globals, b, SIZE).unwrap();
+    // Without dropout: exactly the converted planes of the same samples.
+    let v3 = batch(BatchEncoding { version: 3, vcf_plane_dropout: 0.0 });
+    assert_eq!(v3.planes.size(), vec![b as i64, 11, SIZE as i64, SIZE as i64]);
+    let got: Vec<f32> = Vec::try_from(&v3.planes.flatten(0, -1)).unwrap();
+    assert_eq!(got, want.to_vec());
+    let vcf_count = |planes: &[f32]| -> usize {
+        (0..b).map(|i| planes[i * 11 * p + plane_v3::VCF_OWN * p..(i + 1) * 11 * p].iter().sum::<f32>() as usize).sum()
+    };
+    let with = vcf_count(&got);
+    assert!(with >= 5, "random midgames should give some VCFs: {with} marked points in {b} samples");
+    // Dropout 1: the VCF planes are all zero and everything else is unchanged.
+    let dropped = batch(BatchEncoding { version: 3, vcf_plane_dropout: 1.0 });
+    let dropped: Vec<f32> = Vec::try_from(&dropped.planes.flatten(0, -1)).unwrap();
+    assert_eq!(vcf_count(&dropped), 0);
+    for i in 0..b {
+        let r = i * 11 * p..i * 11 * p + NUM_PLANES * p;
+        assert_eq!(&dropped[r.clone()], &want[r]);
+    }
+    // Dropout 0.5: some samples keep their planes, some lose them.
+    let half = batch(BatchEncoding { version: 3, vcf_plane_dropout: 0.5 });
+    let half: Vec<f32> = Vec::try_from(&half.planes.flatten(0, -1)).unwrap();
+    let kept = vcf_count(&half);
+    assert!(kept > 0 && kept < with, "dropout 0.5 kept {kept} of {with} marked points");
 }
 
 #[test]

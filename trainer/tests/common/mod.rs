@@ -51,6 +51,47 @@ pub fn write_shard(dir: &Path, range: std::ops::Range<usize>) -> std::path::Path
     path
 }
 
+/// Writes one shard of `n` encoded positions of random RIF renju games (5-40 stones,
+/// `renju_selfplay::encode::random_positions`) into `dir`, each with a one-hot policy target on
+/// an empty point and a win target; returns its path. For tests that need real boards (the
+/// version-3 VCF planes rebuild the board from the planes).
+pub fn write_real_shard(dir: &Path, n: usize, seed: u64) -> std::path::PathBuf {
+    let (planes, globals) = renju_selfplay::encode::random_positions(n, SIZE, 5..=40, seed);
+    let (pl, p) = (NUM_PLANES * SIZE * SIZE, SIZE * SIZE);
+    let records = (0..n)
+        .map(|i| {
+            let pos = &planes[i * pl..(i + 1) * pl];
+            let empty = (0..p).find(|&j| pos[j] == 0.0 && pos[p + j] == 0.0).expect("a board with an empty point");
+            let mut policy = vec![0f32; action_space_size(SIZE)];
+            policy[empty] = 1.0;
+            PositionRecord {
+                planes: pos.iter().map(|&x| x as u8).collect(),
+                globals: globals[i * NUM_GLOBALS..(i + 1) * NUM_GLOBALS].to_vec(),
+                policy,
+                value: [1.0, 0.0, 0.0],
+                root_value: 0.0,
+                generation: 0,
+                game_index: 0,
+            }
+        })
+        .collect();
+    let mut w = ShardWriter::new(SIZE, Rule::Renju, Protocol::Rif, "test");
+    let game = GameMeta {
+        opening: None,
+        decisions: vec![],
+        result: GameResult { winner: Some(Player::First), reason: EndReason::Five, black_player: Player::First },
+        resign_disabled: false,
+        false_resignation: false,
+        would_resign: false,
+        generation_first: 0,
+        generation_last: 0,
+    };
+    w.push_game(game, records).unwrap();
+    let path = w.write(dir).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(3));
+    path
+}
+
 /// A config for tests: tiny net, CPU, no TensorBoard, small window.
 pub fn tiny_config() -> TrainerConfig {
     TrainerConfig {
