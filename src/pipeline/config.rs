@@ -429,6 +429,8 @@ mod tests {
         let resnet = RunConfig::load(&dir.join("resnet-cpu.toml")).unwrap();
         assert_eq!((resnet.training.net.blocks, resnet.training.net.channels), (2, 32), "the 2 x 32 tower");
         assert_eq!((resnet.training.intra_op_threads, resnet.server.intra_op_threads), (1, 1));
+        // The VCF input planes learned faster than version 2 (README, "Learning, measured").
+        assert_eq!(resnet.training.encoder_version, 3, "resnet-cpu trains on encoder version 3");
         let s = &resnet.training.schedule;
         assert!(s.at(5000) < 0.2 * s.at(500), "resnet-cpu's learning rate decays: {s:?}");
         assert_eq!(
