@@ -33,22 +33,7 @@ pub fn position(k: usize) -> PositionRecord {
 
 /// Writes one shard of positions `range` into `dir`; returns its path.
 pub fn write_shard(dir: &Path, range: std::ops::Range<usize>) -> std::path::PathBuf {
-    let mut w = ShardWriter::new(SIZE, Rule::Renju, Protocol::Free { centre: true }, "test");
-    let game = GameMeta {
-        opening: None,
-        decisions: vec![],
-        result: GameResult { winner: Some(Player::First), reason: EndReason::Five, black_player: Player::First },
-        resign_disabled: false,
-        false_resignation: false,
-        would_resign: false,
-        generation_first: 0,
-        generation_last: 0,
-    };
-    w.push_game(game, range.map(position).collect()).unwrap();
-    let path = w.write(dir).unwrap();
-    // Distinct millisecond time stamps keep the shard order unambiguous.
-    std::thread::sleep(std::time::Duration::from_millis(3));
-    path
+    write_records(dir, Protocol::Free { centre: true }, range.map(position).collect())
 }
 
 /// Writes one shard of `n` encoded positions of random RIF renju games (5-40 stones,
@@ -75,7 +60,12 @@ pub fn write_real_shard(dir: &Path, n: usize, seed: u64) -> std::path::PathBuf {
             }
         })
         .collect();
-    let mut w = ShardWriter::new(SIZE, Rule::Renju, Protocol::Rif, "test");
+    write_records(dir, Protocol::Rif, records)
+}
+
+/// Writes `records` as one game of one 15x15 renju shard into `dir`; returns its path.
+fn write_records(dir: &Path, protocol: Protocol, records: Vec<PositionRecord>) -> std::path::PathBuf {
+    let mut w = ShardWriter::new(SIZE, Rule::Renju, protocol, "test");
     let game = GameMeta {
         opening: None,
         decisions: vec![],
@@ -88,6 +78,7 @@ pub fn write_real_shard(dir: &Path, n: usize, seed: u64) -> std::path::PathBuf {
     };
     w.push_game(game, records).unwrap();
     let path = w.write(dir).unwrap();
+    // Distinct millisecond time stamps keep the shard order unambiguous.
     std::thread::sleep(std::time::Duration::from_millis(3));
     path
 }
