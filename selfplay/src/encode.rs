@@ -128,8 +128,11 @@ pub fn planes_for_version<'a>(
             let mut out = Vec::with_capacity(n * 8 * pp);
             for pos in planes.chunks_exact(NUM_PLANES * pp) {
                 let p = |c: usize| &pos[c * pp..(c + 1) * pp];
-                let black = pos[plane::DECIDER_IS_BLACK * pp] > 0.5;
-                let (b, w) = if black { (plane::OWN, plane::OPPONENT) } else { (plane::OPPONENT, plane::OWN) };
+                let (b, w) = if own_colour(pos, pp) == Color::Black {
+                    (plane::OWN, plane::OPPONENT)
+                } else {
+                    (plane::OPPONENT, plane::OWN)
+                };
                 out.extend_from_slice(p(b));
                 out.extend_from_slice(p(w));
                 for c in plane::FORBIDDEN..NUM_PLANES {
@@ -156,6 +159,16 @@ pub fn planes_for_version<'a>(
     }
 }
 
+/// The colour the deciding player holds in one encoded position (`planes [NUM_PLANES, S*S]`,
+/// `pp = S*S`), read from the colour plane.
+fn own_colour(planes: &[f32], pp: usize) -> Color {
+    if planes[plane::DECIDER_IS_BLACK * pp] > 0.5 {
+        Color::Black
+    } else {
+        Color::White
+    }
+}
+
 /// The board of one encoded position (`planes [NUM_PLANES, S, S]`, `globals [NUM_GLOBALS]`):
 /// own and opponent stones in the colours planes 0-2 give them, under the rule of the rule
 /// one-hot. Errors: no rule set in the globals, a point with both stones, a bad size.
@@ -165,14 +178,11 @@ pub fn board_from_planes(planes: &[f32], globals: &[f32], size: usize) -> anyhow
         planes.len() == NUM_PLANES * pp && globals.len() == NUM_GLOBALS,
         "board_from_planes: wrong lengths"
     );
-    let rule = match (0..3).find(|&k| globals[global::RULE + k] > 0.5) {
-        Some(0) => Rule::Freestyle,
-        Some(1) => Rule::Standard,
-        Some(_) => Rule::Renju,
-        None => anyhow::bail!("the globals name no rule (entries {}..{} all zero)", global::RULE, global::RULE + 3),
+    let Some(k) = (0..global::RULE_ORDER.len()).find(|&k| globals[global::RULE + k] > 0.5) else {
+        anyhow::bail!("the globals name no rule (entries {}..{} all zero)", global::RULE, global::RULE + 3)
     };
-    let mut board = Board::new(size, rule)?;
-    let own = if planes[plane::DECIDER_IS_BLACK * pp] > 0.5 { Color::Black } else { Color::White };
+    let mut board = Board::new(size, global::RULE_ORDER[k])?;
+    let own = own_colour(planes, pp);
     for i in 0..pp {
         let (o, x) = (planes[plane::OWN * pp + i] > 0.5, planes[plane::OPPONENT * pp + i] > 0.5);
         anyhow::ensure!(!(o && x), "point {i} holds an own and an opponent stone");
@@ -192,7 +202,7 @@ pub fn vcf_planes(planes: &[f32], globals: &[f32], size: usize, out: &mut [f32])
     anyhow::ensure!(out.len() == 2 * pp, "vcf_planes: out has {} floats, expected 2 x {size} x {size}", out.len());
     out.fill(0.0);
     let board = board_from_planes(planes, globals, size)?;
-    let own = if planes[plane::DECIDER_IS_BLACK * pp] > 0.5 { Color::Black } else { Color::White };
+    let own = own_colour(planes, pp);
     let limits = renju_rules::vcf::Limits::nodes(VCF_PLANE_NODES);
     for (k, attacker) in [own, own.opponent()].into_iter().enumerate() {
         if let renju_rules::vcf::Vcf::Win { line } = renju_rules::vcf::vcf(&board, attacker, &limits) {
@@ -211,8 +221,11 @@ pub mod global {
     pub const STONE_FRACTION: usize = 9;
     pub const OFFERS_TOTAL: usize = 10;
     pub const OFFERS_PENDING: usize = 11;
-    /// First of the 3 rule one-hot entries (freestyle, standard, renju).
+    /// First of the 3 rule one-hot entries, in the order of [`RULE_ORDER`].
     pub const RULE: usize = 12;
+    /// The rules of the one-hot entries `RULE + k` (the order is part of the encoder's contract).
+    pub const RULE_ORDER: [renju_rules::Rule; 3] =
+        [renju_rules::Rule::Freestyle, renju_rules::Rule::Standard, renju_rules::Rule::Renju];
     pub const COLOURS_SETTLED: usize = 15;
 }
 
@@ -368,11 +381,7 @@ pub(crate) fn encode_zeroed_planes(inp: &EncodeInput<'_>, planes: &mut [f32], gl
     };
     globals[global::OFFERS_TOTAL] = total as f32 / MAX_OFFERS as f32;
     globals[global::OFFERS_PENDING] = inp.pending_offers.len() as f32 / MAX_OFFERS as f32;
-    let rule_idx = match board.rule() {
-        Rule::Freestyle => 0,
-        Rule::Standard => 1,
-        Rule::Renju => 2,
-    };
+    let rule_idx = global::RULE_ORDER.iter().position(|&r| r == board.rule()).expect("every rule has an entry");
     globals[global::RULE + rule_idx] = 1.0;
     globals[global::COLOURS_SETTLED] = inp.colours_settled as u8 as f32;
 }

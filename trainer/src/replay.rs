@@ -173,6 +173,11 @@ impl ReplayWindow {
         std::mem::take(&mut self.rejected)
     }
 
+    /// The shape of the shards' samples (the current encoder's, [`NetShape::current`]).
+    pub fn shape(&self) -> NetShape {
+        self.shape
+    }
+
     /// The shard directory.
     pub fn dir(&self) -> &Path {
         &self.dir

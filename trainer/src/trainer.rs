@@ -266,7 +266,7 @@ impl Trainer {
         }
         let start = Instant::now();
         // The shards' shape (the current encoder); the loader converts to the network's.
-        let shape = NetShape::current(self.config.board_size);
+        let shape = self.window.shape();
         let mut done = 0u64;
         let mut stats: Vec<Tensor> = Vec::with_capacity(n as usize);
         let mut lr = 0.0;
