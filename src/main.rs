@@ -1,17 +1,10 @@
 //! `renju-zero`: the command-line interface. Each subcommand's arguments and logic live in its
-//! own module (`src/cmd_*.rs`); the pipeline they drive is the library (`src/lib.rs`); this file
+//! own module (`src/cmd/*.rs`); the pipeline they drive is the library (`src/lib.rs`); this file
 //! only dispatches.
 
 use clap::{Parser, Subcommand};
 
-mod cmd_arena;
-mod cmd_curve;
-mod cmd_export;
-mod cmd_gomocup;
-mod cmd_openings;
-mod cmd_rules;
-mod cmd_selfplay;
-mod cmd_train;
+mod cmd;
 
 /// Self-play reinforcement learning for renju.
 #[derive(Parser)]
@@ -24,26 +17,26 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Rules utilities: show a position with forbidden points, classify moves, solve VCF (JSON lines).
-    Rules(cmd_rules::RulesArgs),
+    Rules(cmd::rules::RulesArgs),
     /// Play self-play games and write training shards.
-    Selfplay(cmd_selfplay::SelfplayArgs),
+    Selfplay(cmd::selfplay::SelfplayArgs),
     /// The main job: self-play, training and publishing in one resumable loop.
-    Train(cmd_train::TrainArgs),
+    Train(cmd::train::TrainArgs),
     /// The training half of `train` alone, on a run directory that self-play processes feed.
-    Trainer(cmd_train::TrainerArgs),
+    Trainer(cmd::train::TrainerArgs),
     /// Check a run directory's invariants (generations, models, shards, logs); exit 1 if broken.
-    CheckRun(cmd_train::CheckRunArgs),
+    CheckRun(cmd::train::CheckRunArgs),
     /// Export a published model to one file (TorchScript or safetensors).
-    Export(cmd_export::ExportArgs),
+    Export(cmd::export::ExportArgs),
     /// Matches between players: W/D/L per pair, Bradley-Terry ratings, optional SPRT.
-    Arena(cmd_arena::ArenaArgs),
+    Arena(cmd::arena::ArenaArgs),
     /// The learning curve of a run: published generations against fixed opponents in the
     /// training distribution (curve.csv, curve.svg).
-    Curve(cmd_curve::CurveArgs),
+    Curve(cmd::curve::CurveArgs),
     /// Opening-balance study of the 26 openings against the published assessments.
-    Openings(cmd_openings::OpeningsArgs),
+    Openings(cmd::openings::OpeningsArgs),
     /// A Gomocup (Piskvork protocol) brain on stdin/stdout.
-    Gomocup(cmd_gomocup::GomocupArgs),
+    Gomocup(cmd::gomocup::GomocupArgs),
 }
 
 fn main() {
@@ -52,7 +45,7 @@ fn main() {
     let pbrain = argv0.file_name().is_some_and(|n| n.to_string_lossy().starts_with("pbrain-"));
     // The brain with every default, its model found by `pbrain_model`.
     let result = if pbrain {
-        let model = cmd_gomocup::pbrain_model(&argv0);
+        let model = cmd::gomocup::pbrain_model(&argv0);
         dispatch(Cli::parse_from([
             std::ffi::OsString::from("renju-zero"),
             "gomocup".into(),
@@ -73,15 +66,15 @@ fn main() {
 
 fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
-        Command::Rules(args) => cmd_rules::run(args),
-        Command::Selfplay(args) => cmd_selfplay::run(args),
-        Command::Train(args) => cmd_train::run(args),
-        Command::Trainer(args) => cmd_train::run_trainer(args),
-        Command::CheckRun(args) => cmd_train::run_check(args),
-        Command::Export(args) => cmd_export::run(args),
-        Command::Arena(args) => cmd_arena::run(args),
-        Command::Curve(args) => cmd_curve::run(args),
-        Command::Openings(args) => cmd_openings::run(args),
-        Command::Gomocup(args) => cmd_gomocup::run(args),
+        Command::Rules(args) => cmd::rules::run(args),
+        Command::Selfplay(args) => cmd::selfplay::run(args),
+        Command::Train(args) => cmd::train::run(args),
+        Command::Trainer(args) => cmd::train::run_trainer(args),
+        Command::CheckRun(args) => cmd::train::run_check(args),
+        Command::Export(args) => cmd::export::run(args),
+        Command::Arena(args) => cmd::arena::run(args),
+        Command::Curve(args) => cmd::curve::run(args),
+        Command::Openings(args) => cmd::openings::run(args),
+        Command::Gomocup(args) => cmd::gomocup::run(args),
     }
 }

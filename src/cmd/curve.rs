@@ -15,7 +15,7 @@ use renju_selfplay::record::{list_shards, read_shard_meta};
 use renju_trainer::model::{list_generations, CONFIG_FILE};
 use renju_zero::pipeline::{RunConfig, RunDir, Stop};
 
-use crate::cmd_arena::default_threads;
+use crate::cmd::arena::default_threads;
 use renju_trainer::config::DeviceChoice;
 use renju_trainer::model::evaluator_loader;
 

@@ -9,7 +9,7 @@ use renju_selfplay::eval::EvaluatorSpec;
 use renju_trainer::config::DeviceChoice;
 use renju_trainer::model::evaluator_loader;
 
-use crate::cmd_arena::default_threads;
+use crate::cmd::arena::default_threads;
 
 /// Arguments of `renju-zero openings`.
 #[derive(clap::Args)]

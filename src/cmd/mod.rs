@@ -1,0 +1,10 @@
+//! One module per subcommand: its clap arguments and the glue from them to the libraries.
+
+pub mod arena;
+pub mod curve;
+pub mod export;
+pub mod gomocup;
+pub mod openings;
+pub mod rules;
+pub mod selfplay;
+pub mod train;
