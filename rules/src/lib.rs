@@ -1,4 +1,4 @@
-//! `renju-rules`: the rules of renju and gomoku as specified in `shared/spec/RULES.md`.
+//! `renju-rules`: the rules of renju and gomoku as specified in `docs/RULES.md`.
 //!
 //! - [`board`]: points, colours, the rule variants, the [`Board`] with incremental place/undo,
 //!   Zobrist hashing, exact forbidden-move classification and legal-move masks.
