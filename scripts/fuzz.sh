@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The bad-input harnesses of issue 13 §4, run longer than in the suite: every proptest property
+# The bad-input harnesses (docs/reliability.md), run longer than in the suite: every proptest property
 # of the fuzz_* test targets gets CASES cases (default 5000; the suite runs 256, or 96 for model
 # loading and 128 for the Gomocup brain). Targets: the shard reader, model loading (config.json,
 # safetensors, TorchScript), the TOML run config, rules classify JSON lines and move notation,

@@ -8,8 +8,8 @@
 # trainer lag (shard written by self-play -> shard in the trainer's cache).
 #
 # Garage comes from `cargo install --locked garage` into $GARAGE_ROOT (default
-# /work/garage-bin, else ~/.cache/renju-zero/garage) when `garage` is not on PATH; it is a large
-# build (see README "Training on many machines"), never part of scripts/test.sh.
+# ~/.cache/renju-zero/garage) when `garage` is not on PATH; it is a long build (docs/benchmarks.md),
+# never part of scripts/test.sh. Figures and setup: docs/many-machines.md.
 #
 # Usage: bash scripts/s3-e2e.sh [--keep]   (--keep: leave the work directory for inspection)
 set -euo pipefail
@@ -17,7 +17,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
 KEEP=${1:-}
 
-GARAGE_ROOT=${GARAGE_ROOT:-$( [ -d /work ] && echo /work/garage-bin || echo "$HOME/.cache/renju-zero/garage" )}
+GARAGE_ROOT=${GARAGE_ROOT:-$HOME/.cache/renju-zero/garage}
 export PATH="$GARAGE_ROOT/bin:$PATH"
 if ! command -v garage >/dev/null; then
   echo "garage not found: cargo install --locked garage --root $GARAGE_ROOT (a long build)"
@@ -26,7 +26,7 @@ fi
 cargo build --release --bin renju-zero
 BIN="$ROOT/target/release/renju-zero"
 
-WORK=$(mktemp -d /tmp/renju-s3-e2e.XXXXXX)
+WORK=$(mktemp -d -t renju-s3-e2e.XXXXXX)
 PIDS=()
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fault injection for the main job (issue 13 §3): `renju-zero train` on the tiny test config is
+# Fault injection for the main job (docs/reliability.md): `renju-zero train` on the tiny test config is
 # killed with SIGKILL KILLS times (default 20) and restarted each time. The kills cycle through
 # three timings: into a checkpoint write (a `checkpoints/.tmp-*` directory exists), into
 # generation publishing (a `models/.tmp-*` directory exists) and at a random moment. Then a clean

@@ -57,7 +57,7 @@ pub const ENCODER_VERSION: u32 = 2;
 pub const SUPPORTED_VERSIONS: [u32; 3] = [1, 2, 3];
 /// Solver node budget (attacker moves tried, `renju_rules::vcf::Limits::nodes`) of each of the
 /// two VCF calls behind the version-3 planes; part of version 3's contract (about 13-20 µs a
-/// call on 15x15 midgames, docs/bench-rules.md).
+/// call on 15x15 midgames, docs/benchmarks.md).
 pub const VCF_PLANE_NODES: u64 = 200;
 /// Number of planes `C` (see the module table).
 pub const NUM_PLANES: usize = 9;

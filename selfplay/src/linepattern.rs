@@ -659,7 +659,8 @@ pub struct LinePatternNet {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Precision {
     /// The exported f32 values: the outputs equal the tch model within float rounding (1e-4).
-    /// The default: in self-play the i16 table measured no faster (docs/bench-linepattern.md).
+    /// The default: in self-play the i16 table measured no faster
+    /// (docs/experiments/2026-12-line-pattern-evaluator.md).
     #[default]
     F32,
     /// Rows quantised to i16 with one scale per table ([`QuantisedTable`]): half the memory
@@ -875,14 +876,14 @@ struct Scratch {
 ///    protocol logits (linear) and the value (linear, relu, linear to W/D/L logits, softmax).
 ///
 /// Pattern indices are recomputed per position from the planes (chosen by measurement, see
-/// `docs/bench-linepattern.md`: with AVX2 they cost about 4% of an evaluation). The table
-/// is read at a [`Precision`] (f32 by default, or i16). The kernel is compiled for the presets'
-/// `F` (16, 32, 64) as constants, so every per-point loop has a known length, and on x86-64 a
-/// second time with AVX2 and FMA enabled, picked at run time when the CPU has them; in that
-/// variant the stone and flag planes, the pattern indices, the line sums and the depthwise 3x3
-/// are written with intrinsics when `F` is a multiple of 8. The arithmetic and its order per
-/// lane are the same in every variant (the depthwise taps are fused multiply-adds in both:
-/// [`taps`]), so all variants give bit-identical outputs (tested).
+/// `docs/experiments/2026-12-line-pattern-evaluator.md`: with AVX2 they cost about 4% of an
+/// evaluation). The table is read at a [`Precision`] (f32 by default, or i16). The kernel is
+/// compiled for the presets' `F` (16, 32, 64) as constants, so every per-point loop has a known
+/// length, and on x86-64 a second time with AVX2 and FMA enabled, picked at run time when the CPU
+/// has them; in that variant the stone and flag planes, the pattern indices, the line sums and the
+/// depthwise 3x3 are written with intrinsics when `F` is a multiple of 8. The arithmetic and its
+/// order per lane are the same in every variant (the depthwise taps are fused multiply-adds in
+/// both: [`taps`]), so all variants give bit-identical outputs (tested).
 pub struct LinePatternEvaluator {
     net: Arc<LinePatternNet>,
     scratch: Scratch,

@@ -414,7 +414,8 @@ mod tests {
             assert_eq!(c.game.protocol.to_string(), protocol, "{name}");
             assert_eq!((c.game.size, c.game.rule), (15, Rule::Renju), "{name}");
         }
-        // The default run: the line-pattern net (it learned fastest on the CPU budget, README).
+        // The default run: the line-pattern net (it learned fastest on the CPU budget,
+        // docs/experiments/2026-12-cpu-training-settings.md).
         let quick = RunConfig::load(&dir.join("quick.toml")).unwrap();
         assert_eq!(quick.training.net, renju_trainer::NetConfig::preset("linepattern").unwrap());
         // Two cores: one libtorch thread for training, one for inference.
@@ -429,7 +430,7 @@ mod tests {
         let resnet = RunConfig::load(&dir.join("resnet-cpu.toml")).unwrap();
         assert_eq!((resnet.training.net.blocks, resnet.training.net.channels), (2, 32), "the 2 x 32 tower");
         assert_eq!((resnet.training.intra_op_threads, resnet.server.intra_op_threads), (1, 1));
-        // The VCF input planes learned faster than version 2 (README, "Learning, measured").
+        // The VCF input planes learned faster than version 2 (docs/experiments/2026-12-encoder-versions.md).
         assert_eq!(resnet.training.encoder_version, 3, "resnet-cpu trains on encoder version 3");
         let s = &resnet.training.schedule;
         assert!(s.at(5000) < 0.2 * s.at(500), "resnet-cpu's learning rate decays: {s:?}");

@@ -26,7 +26,7 @@
 //! (tensor operations only: inference and the TorchScript trace), and, for training and the
 //! table export, once per distinct line pattern of the batch and, inside the stack, once per
 //! distinct window of each layer (`LineNet::line_rows`), gathered back per point. The second is
-//! about 15x faster on a CPU (docs/bench-linepattern.md).
+//! about 15x faster on a CPU (docs/experiments/2026-12-line-pattern-trainer.md).
 
 use crate::config::NetConfig;
 use crate::net::NetShape;
@@ -51,7 +51,8 @@ pub enum LinePath {
     Board,
     /// The stacks over the distinct line patterns of the batch, gathered per point (see
     /// `LineNet::pattern_features`): reads the stones on the host, so it does not trace; the
-    /// training path, several times faster on a CPU (docs/bench-linepattern.md).
+    /// training path, several times faster on a CPU
+    /// (docs/experiments/2026-12-line-pattern-trainer.md).
     Patterns,
 }
 
