@@ -32,7 +32,7 @@ impl RunArgs {
 /// Arguments of `renju-zero train`.
 #[derive(clap::Args)]
 pub struct TrainArgs {
-    /// Run configuration (TOML; see configs/quick.toml for every key).
+    /// Run configuration (TOML: the keys it changes from configs/defaults.toml).
     #[arg(long, default_value = "configs/quick.toml")]
     pub config: PathBuf,
     /// Run directory holding everything of the run. Default: runs/<config file stem>.

@@ -16,15 +16,17 @@
 //! Every generation appends a JSON line to `generations.jsonl` (step, losses, and how many
 //! recorded positions each generation's self-play has produced so far) and a summary line to
 //! `train.log`.
-
 //!
-//! Modules: [`config`] (the TOML run config, opening a run directory with it), [`stop`] (the stop
-//! flag and conditions, signals), [`check`] (a run directory's invariants, `renju-zero check-run`), the self-play half (`selfplay_half`), the trainer half
-//! (`trainer_half`, in named phases), the gate match (`gate`) and `generations.jsonl`
-//! (`generations`). The run directory's layout is [`RunDir`]'s (in `renju-trainer`).
+//! Modules: [`config`] (the TOML run config, opening a run directory with it), [`defaults`] (the
+//! documented defaults, `configs/defaults.toml`), [`stop`] (the stop flag and conditions,
+//! signals), [`check`] (a run directory's invariants, `renju-zero check-run`), the self-play half
+//! (`selfplay_half`), the trainer half (`trainer_half`, in named phases), the gate match (`gate`)
+//! and `generations.jsonl` (`generations`). The run directory's layout is [`RunDir`]'s (in
+//! `renju-trainer`).
 
 pub mod check;
 pub mod config;
+pub mod defaults;
 mod gate;
 mod generations;
 mod progress;
