@@ -1,4 +1,4 @@
-//! The TOML run config under bad input (issue 13 §4): arbitrary text and the shipped configs
+//! The TOML run config under bad input: arbitrary text and the shipped configs
 //! mutated (characters replaced, lines dropped, values swapped for other TOML values) parse or
 //! fail with an error, never a panic; an error names the origin. Cases per property: proptest's
 //! default 256, or `PROPTEST_CASES` (scripts/fuzz.sh runs more).
@@ -7,6 +7,8 @@ use proptest::prelude::*;
 use renju_zero::pipeline::RunConfig;
 
 const QUICK: &str = include_str!("../configs/quick.toml");
+/// Every key, so that mutations reach every section and value type.
+const DEFAULTS: &str = include_str!("../configs/defaults.toml");
 const E2E: &str = include_str!("data/e2e.toml");
 
 fn check(text: &str) -> Result<(), TestCaseError> {
@@ -25,11 +27,11 @@ proptest! {
 
     #[test]
     fn mutated_configs_never_panic(
-        which in any::<bool>(),
+        which in 0..3usize,
         edits in proptest::collection::vec((any::<prop::sample::Index>(), "\\PC{0,3}"), 0..5),
         drop_line in proptest::option::of(any::<prop::sample::Index>()),
     ) {
-        let mut text = if which { QUICK } else { E2E }.to_string();
+        let mut text = [QUICK, DEFAULTS, E2E][which].to_string();
         for (i, s) in &edits {
             let mut at = i.index(text.len());
             while !text.is_char_boundary(at) {

@@ -11,10 +11,8 @@
 //! - [`gumbel`]: the Gumbel root search (Danihelka et al. 2022) that [`mcts`] can run at the root.
 //! - [`server`]: the batching inference server (one evaluator thread, hot-swappable generations).
 //! - [`selfplay`]: self-play workers, [`selfplay::SelfplayConfig`], [`selfplay::run_selfplay`].
-//! - [`cli`]: the `renju-zero selfplay` command as a library function.
 
 pub mod action;
-pub mod cli;
 pub mod encode;
 pub mod eval;
 pub mod gamestats;

@@ -5,6 +5,7 @@ pub mod curve;
 pub mod export;
 pub mod gomocup;
 pub mod openings;
+pub mod progress;
 pub mod rules;
 pub mod selfplay;
 pub mod train;

@@ -1,14 +1,18 @@
 //! `renju-zero selfplay`: standalone self-play into a directory (`--games N --out DIR`), or the
 //! self-play half of a run (`--run DIR`) following the generations its trainer publishes.
 
-use anyhow::{bail, Context};
+use super::progress::Bars;
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
 use renju_rules::{Protocol, Rule};
-use renju_selfplay::cli::SelfplayOptions;
-use renju_selfplay::eval::{no_models, EvaluatorSpec};
-use renju_selfplay::selfplay::SelfplayConfig;
+use renju_selfplay::eval::{no_models, Evaluator, EvaluatorSpec};
+use renju_selfplay::record::default_writer_id;
+use renju_selfplay::selfplay::{run_selfplay, Progress, SelfplayConfig, ShardSink};
+use renju_selfplay::server::{EvaluatorFactory, InferenceServer, ServerConfig, ServerHandle};
 use renju_trainer::config::DeviceChoice;
 use renju_zero::pipeline::{self, Stop, StopWhen};
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 
 /// The defaults of the flags: self-play's own.
 fn defaults() -> SelfplayConfig {
@@ -84,7 +88,7 @@ pub fn run(a: SelfplayArgs) -> anyhow::Result<i32> {
     if let Some(run) = &a.run {
         let (dir, cfg) = pipeline::open_run(run, None, &[], false)?;
         let when = StopWhen { generation: None, minutes: a.minutes, games: a.games };
-        pipeline::selfplay_only(&cfg, &dir, &when, &Stop::on_signals()?)?;
+        pipeline::selfplay_only(&cfg, &dir, &when, &Stop::on_signals()?, &Bars::new())?;
         return Ok(0);
     }
     let (Some(games), Some(out)) = (a.games, a.out) else {
@@ -103,14 +107,7 @@ pub fn run(a: SelfplayArgs) -> anyhow::Result<i32> {
         seed: a.seed,
         ..SelfplayConfig::default()
     };
-    let opts = |label: String| SelfplayOptions {
-        evaluator: label,
-        games,
-        out: out.clone(),
-        games_per_shard: a.games_per_shard,
-        progress: !a.quiet,
-        config: config.clone(),
-    };
+    let opts = SelfplayOptions { games, out, games_per_shard: a.games_per_shard, progress: !a.quiet, config };
     let spec = EvaluatorSpec::parse(&a.evaluator).context("--evaluator")?;
     match &spec {
         EvaluatorSpec::Model(dir) => {
@@ -118,23 +115,108 @@ pub fn run(a: SelfplayArgs) -> anyhow::Result<i32> {
                 .and_then(|d| renju_trainer::ModelConfig::read(&d))
                 .with_context(|| format!("loading --evaluator {spec}"))?;
             anyhow::ensure!(
-                mc.rule == config.rule,
+                mc.rule == opts.config.rule,
                 "model {} was trained for {:?} but --rule is {:?}",
                 dir.display(),
                 mc.rule,
-                config.rule
+                opts.config.rule
             );
             let generation = mc.generation as i64;
             if mc.net.kind == renju_trainer::NetKind::Linepattern {
                 // The table evaluator runs inside every worker thread; no inference server.
                 let net = renju_trainer::model::load_line_table(dir)
                     .with_context(|| format!("loading --evaluator {spec}"))?;
-                return renju_selfplay::cli::run_per_thread(opts(spec.to_string()), net.factory(), generation);
+                return run_per_thread(opts, net.factory(), generation);
             }
             let ev = renju_trainer::ModelEvaluator::load(dir, DeviceChoice::Auto.resolve()?)
                 .with_context(|| format!("loading --evaluator {spec}"))?;
-            renju_selfplay::cli::run_with(opts(spec.to_string()), Box::new(ev), generation)
+            run_with(opts, Box::new(ev), generation)
         }
-        _ => renju_selfplay::cli::run_with(opts(spec.to_string()), spec.build(config.size, &no_models)?, 0),
+        _ => {
+            let ev = spec.build(opts.config.size, &no_models)?;
+            run_with(opts, ev, 0)
+        }
     }
+}
+
+/// Options of standalone self-play (`--games N --out DIR`).
+#[derive(Clone, Debug)]
+struct SelfplayOptions {
+    /// Games to play.
+    games: u64,
+    /// Output directory for shards.
+    out: PathBuf,
+    /// Games per shard file.
+    games_per_shard: usize,
+    /// Show a progress bar.
+    progress: bool,
+    /// Everything else.
+    config: SelfplayConfig,
+}
+
+/// Plays `opts.games` games with `ev` (e.g. a trained network of generation `generation`, which
+/// the shards then record) served by the batching inference server, writes shards into
+/// `opts.out` and prints a summary line. Returns the process exit code (0).
+fn run_with(opts: SelfplayOptions, ev: Box<dyn Evaluator>, generation: i64) -> Result<i32> {
+    anyhow::ensure!(
+        ev.board_size() == opts.config.size,
+        "the evaluator is for board side {} but --size is {}",
+        ev.board_size(),
+        opts.config.size
+    );
+    let server = InferenceServer::spawn(ev, generation, ServerConfig::default());
+    let handle = server.handle();
+    let played = play(&opts, &handle);
+    drop(handle);
+    let stats = server.join();
+    let (prog, shards) = played?;
+    summary(&opts, &prog, shards, &format!("mean batch {:.1}", stats.positions as f64 / stats.batches.max(1) as f64));
+    Ok(0)
+}
+
+/// As [`run_with`], but every worker thread evaluates with its own evaluator from `factory`
+/// (no inference server; see [`ServerHandle::per_thread`]).
+fn run_per_thread(opts: SelfplayOptions, factory: EvaluatorFactory, generation: i64) -> Result<i32> {
+    let handle = ServerHandle::per_thread(factory, generation, opts.config.size);
+    let (prog, shards) = play(&opts, &handle)?;
+    summary(&opts, &prog, shards, "evaluated in the worker threads");
+    Ok(0)
+}
+
+fn play(opts: &SelfplayOptions, handle: &ServerHandle) -> Result<(Progress, usize)> {
+    opts.config.validate()?;
+    anyhow::ensure!(opts.games >= 1, "--games must be at least 1");
+    let mut sink = ShardSink::new(&opts.out, &opts.config, &default_writer_id("cli"), opts.games_per_shard);
+    let bar = if opts.progress { ProgressBar::new(opts.games) } else { ProgressBar::hidden() };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games {msg} [{elapsed_precise}<{eta_precise}]")
+            .expect("static template"),
+    );
+    let stop = AtomicBool::new(false);
+    let prog = run_selfplay(&opts.config, handle, Some(opts.games), &stop, &mut sink, &mut |p| {
+        bar.set_position(p.games);
+        let s = p.seconds.max(1e-9);
+        bar.set_message(format!("{:.0} positions/s, {:.0} playouts/s", p.positions as f64 / s, p.playouts as f64 / s));
+    })?;
+    bar.finish();
+    Ok((prog, sink.written.len()))
+}
+
+fn summary(opts: &SelfplayOptions, prog: &Progress, shards: usize, evaluation: &str) {
+    let s = prog.seconds.max(1e-9);
+    println!(
+        "{} games ({} First wins, {} Second wins, {} draws, {} resignations, {} false resignations), {} positions in {} shards under {}; {:.1} s, {:.0} playouts/s, {:.0} positions/s, {evaluation}",
+        prog.games,
+        prog.wins_first,
+        prog.wins_second,
+        prog.draws,
+        prog.resignations,
+        prog.false_resignations,
+        prog.positions,
+        shards,
+        opts.out.display(),
+        prog.seconds,
+        prog.playouts as f64 / s,
+        prog.positions as f64 / s,
+    );
 }

@@ -1,5 +1,6 @@
 //! `renju-zero train` (the main job) and `renju-zero trainer` (its training half alone).
 
+use super::progress::Bars;
 use renju_trainer::store::is_remote;
 use renju_zero::pipeline::{self, open_run, RunDir, Stop, StopWhen};
 use std::path::{Path, PathBuf};
@@ -32,7 +33,7 @@ impl RunArgs {
 /// Arguments of `renju-zero train`.
 #[derive(clap::Args)]
 pub struct TrainArgs {
-    /// Run configuration (TOML; see configs/quick.toml for every key).
+    /// Run configuration (TOML: the keys it changes from configs/defaults.toml).
     #[arg(long, default_value = "configs/quick.toml")]
     pub config: PathBuf,
     /// Run directory holding everything of the run. Default: runs/<config file stem>.
@@ -73,7 +74,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<i32> {
         dir.root.display(),
         dir.tensorboard().display()
     ));
-    pipeline::train(&cfg, &dir, &args.common.stop_when(), &Stop::on_signals()?)?;
+    pipeline::train(&cfg, &dir, &args.common.stop_when(), &Stop::on_signals()?, &Bars::new())?;
     Ok(0)
 }
 
@@ -90,8 +91,7 @@ pub fn run_trainer(args: TrainerArgs) -> anyhow::Result<i32> {
         Some(lock) => lock,
         None => dir.lock_trainer()?,
     };
-    let multi = indicatif::MultiProgress::new();
-    pipeline::trainer_only(&cfg, &dir, &args.common.stop_when(), &Stop::on_signals()?, &multi)?;
+    pipeline::trainer_only(&cfg, &dir, &args.common.stop_when(), &Stop::on_signals()?, &Bars::new())?;
     Ok(0)
 }
 

@@ -16,30 +16,33 @@
 //! Every generation appends a JSON line to `generations.jsonl` (step, losses, and how many
 //! recorded positions each generation's self-play has produced so far) and a summary line to
 //! `train.log`.
-
 //!
-//! Modules: [`config`] (the TOML run config, opening a run directory with it), [`stop`] (the stop
-//! flag and conditions, signals), [`check`] (a run directory's invariants, `renju-zero check-run`), the self-play half (`selfplay_half`), the trainer half
-//! (`trainer_half`, in named phases), the gate match (`gate`) and `generations.jsonl`
-//! (`generations`). The run directory's layout is [`RunDir`]'s (in `renju-trainer`).
+//! Modules: [`config`] (the TOML run config, opening a run directory with it), [`defaults`] (the
+//! documented defaults, `configs/defaults.toml`), [`stop`] (the stop flag and conditions,
+//! signals), [`report`] (what the loops report while they run; the binary renders it),
+//! [`check`] (a run directory's invariants, `renju-zero check-run`), the self-play half
+//! (`selfplay_half`), the trainer half (`trainer_half`, in named phases), the gate match (`gate`)
+//! and `generations.jsonl` (`generations`). The run directory's layout is [`RunDir`]'s (in
+//! `renju-trainer`).
 
 pub mod check;
 pub mod config;
+pub mod defaults;
 mod gate;
 mod generations;
-mod progress;
+pub mod report;
 mod selfplay_half;
 pub mod stop;
 mod trainer_half;
 
 pub use config::{check_config, open_run, RunConfig};
 pub use renju_trainer::RunDir;
+pub use report::{Half, Report, Reporter};
 pub use selfplay_half::selfplay_loop;
 pub use stop::{say, Stop, StopWhen};
 pub use trainer_half::trainer_loop;
 
 use anyhow::Result;
-use indicatif::MultiProgress;
 use renju_selfplay::selfplay::Progress;
 
 /// Reports and removes what a kill may have left half-written, and repairs a `models/LATEST`
@@ -59,22 +62,22 @@ fn sweep(run: &RunDir) -> Result<()> {
     Ok(())
 }
 
-/// `renju-zero train`: both halves in one process until `when` or a stop signal.
-pub fn train(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop) -> Result<()> {
+/// `renju-zero train`: both halves in one process until `when` or a stop signal, reporting to
+/// `reporter`.
+pub fn train(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop, reporter: &dyn Reporter) -> Result<()> {
     sweep(run)?;
     run.note(&format!("train started (pid {})", std::process::id()))?;
-    let multi = MultiProgress::new();
     // The trainer must exist (generation 0 published) before self-play can load a model.
     let selfplay_stop = Stop::default();
     let result = std::thread::scope(|scope| -> Result<()> {
         let sp = scope.spawn(|| {
-            let r = selfplay_loop(cfg, run, &StopWhen::default(), &selfplay_stop, &multi);
+            let r = selfplay_loop(cfg, run, &StopWhen::default(), &selfplay_stop, reporter);
             if r.is_err() {
                 stop.set(); // the trainer would otherwise wait for samples forever
             }
             r
         });
-        let tr = trainer_loop(cfg, run, when, stop, &multi);
+        let tr = trainer_loop(cfg, run, when, stop, reporter);
         // Self-play runs as long as the trainer does, then flushes its last shard.
         selfplay_stop.set();
         let sp = sp.join().map_err(|_| anyhow::anyhow!("self-play panicked"))?;
@@ -91,16 +94,27 @@ pub fn train(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop) -> Res
 
 /// `renju-zero trainer --run DIR`: the training half alone (self-play comes from other
 /// processes writing into the same `selfplay/`).
-pub fn trainer_only(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop, multi: &MultiProgress) -> Result<()> {
+pub fn trainer_only(
+    cfg: &RunConfig,
+    run: &RunDir,
+    when: &StopWhen,
+    stop: &Stop,
+    reporter: &dyn Reporter,
+) -> Result<()> {
     sweep(run)?;
-    trainer_loop(cfg, run, when, stop, multi)
+    trainer_loop(cfg, run, when, stop, reporter)
 }
 
 /// `renju-zero selfplay --run DIR`: the self-play half alone, following the run's published
 /// generations.
-pub fn selfplay_only(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop) -> Result<Progress> {
-    let multi = MultiProgress::new();
-    let p = selfplay_loop(cfg, run, when, stop, &multi)?;
+pub fn selfplay_only(
+    cfg: &RunConfig,
+    run: &RunDir,
+    when: &StopWhen,
+    stop: &Stop,
+    reporter: &dyn Reporter,
+) -> Result<Progress> {
+    let p = selfplay_loop(cfg, run, when, stop, reporter)?;
     let (pid, games, positions) = (std::process::id(), p.games, p.positions);
     let line = format!("self-play process {pid} stopped: {games} games, {positions} recorded positions");
     run.note(&line)?;

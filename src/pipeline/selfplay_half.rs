@@ -9,10 +9,9 @@
 
 use super::config::RunConfig;
 use super::generations::list_shards_or_empty;
-use super::progress::bar;
+use super::report::{Half, Report, Reporter};
 use super::stop::{say, Stop, StopWhen};
 use anyhow::{Context, Result};
-use indicatif::MultiProgress;
 use renju_selfplay::selfplay::{run_selfplay, Progress, ShardSink};
 use renju_selfplay::server::{InferenceServer, ServerHandle};
 use renju_trainer::model::load_line_table;
@@ -28,7 +27,7 @@ pub fn selfplay_loop(
     run: &RunDir,
     when: &StopWhen,
     stop: &Stop,
-    multi: &MultiProgress,
+    reporter: &dyn Reporter,
 ) -> Result<Progress> {
     let device = cfg.training.device.resolve()?;
     let (gen, dir) = wait_for_generation(run, stop)?.context("stopped before any generation was published")?;
@@ -45,7 +44,7 @@ pub fn selfplay_loop(
     };
     let current = AtomicI64::new(gen as i64);
     let t0 = Instant::now();
-    let pb = bar(multi, "{spinner} self-play  {msg}");
+    reporter.report(Report::Started(Half::Selfplay));
     let result = std::thread::scope(|scope| -> Result<Progress> {
         let watcher = {
             let (handle, current) = (handle.clone(), &current);
@@ -62,7 +61,7 @@ pub fn selfplay_loop(
             cfg.pipeline.games_per_shard,
         );
         let mut on_progress = |p: &Progress| {
-            pb.set_message(progress_message(current.load(Ordering::SeqCst), p));
+            reporter.report(Report::Selfplay { generation: current.load(Ordering::SeqCst), progress: p });
             let timed_out = when.minutes.is_some_and(|m| t0.elapsed().as_secs_f64() > m * 60.0);
             if timed_out {
                 stop.set();
@@ -85,7 +84,7 @@ pub fn selfplay_loop(
     if let Some(server) = server {
         server.join();
     }
-    pb.finish();
+    reporter.report(Report::Stopped(Half::Selfplay));
     result
 }
 
@@ -128,20 +127,6 @@ fn upload_shards(run: &RunDir, stop: &Stop) -> Result<()> {
         run.sync_shards_out()?;
     }
     Ok(())
-}
-
-/// The self-play progress line: generation, games, positions, rates, W/D/L by player.
-fn progress_message(gen: i64, p: &Progress) -> String {
-    format!(
-        "gen {gen} | games {} | positions {} | {:.0} pos/s | {:.0} playouts/s | W/D/L first {}/{}/{}",
-        p.games,
-        p.positions,
-        p.positions as f64 / p.seconds.max(1e-9),
-        p.playouts as f64 / p.seconds.max(1e-9),
-        p.wins_first,
-        p.draws,
-        p.wins_second
-    )
 }
 
 /// Waits until a generation is published (a self-play process may start before its trainer).

@@ -13,10 +13,9 @@ use super::generations::{
     append_generation_line, newest_generations, recover_generation_lines, GenerationLine, GenerationTally,
     SelfplayLine, BY_GENERATION_KEPT,
 };
-use super::progress::bar;
+use super::report::{Half, Report, Reporter};
 use super::stop::{say, Stop, StopWhen};
 use anyhow::{Context, Result};
-use indicatif::{MultiProgress, ProgressBar};
 use renju_selfplay::gamestats::GameStats;
 use renju_trainer::model::prune_generations;
 use renju_trainer::trainer::{TrainMetrics, Trainer};
@@ -25,8 +24,14 @@ use std::time::{Duration, Instant};
 
 /// Trainer half: trains within the samples-per-new-sample budget and publishes generations until
 /// `stop` is set or `when` is reached.
-pub fn trainer_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop, multi: &MultiProgress) -> Result<()> {
-    let mut tl = TrainerLoop::open(cfg, run, multi)?;
+pub fn trainer_loop(
+    cfg: &RunConfig,
+    run: &RunDir,
+    when: &StopWhen,
+    stop: &Stop,
+    reporter: &dyn Reporter,
+) -> Result<()> {
+    let mut tl = TrainerLoop::open(cfg, run, reporter)?;
     if when.generation.is_some_and(|g| tl.gen >= g) {
         stop.set();
     }
@@ -48,9 +53,8 @@ pub fn trainer_loop(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop,
 struct TrainerLoop<'a> {
     cfg: &'a RunConfig,
     run: &'a RunDir,
-    multi: &'a MultiProgress,
+    reporter: &'a dyn Reporter,
     trainer: Trainer,
-    pb: ProgressBar,
     t0: Instant,
     tally: GenerationTally,
     /// When the previous generation line was written (or the trainer opened).
@@ -68,7 +72,7 @@ struct TrainerLoop<'a> {
 
 impl<'a> TrainerLoop<'a> {
     /// Opens or resumes the run's trainer and recovers `generations.jsonl` lines a kill lost.
-    fn open(cfg: &'a RunConfig, run: &'a RunDir, multi: &'a MultiProgress) -> Result<TrainerLoop<'a>> {
+    fn open(cfg: &'a RunConfig, run: &'a RunDir, reporter: &'a dyn Reporter) -> Result<TrainerLoop<'a>> {
         run.take_trainer_lease()?;
         let trainer = Trainer::open_or_resume(run, cfg.training.clone())
             .with_context(|| format!("opening the trainer of {}", run.name()))?;
@@ -80,12 +84,12 @@ impl<'a> TrainerLoop<'a> {
         tally.update(&run.selfplay())?;
         tally.take_new_games();
         run.note(&format!("trainer at step {} with generation {gen} published", trainer.step()))?;
+        reporter.report(Report::Started(Half::Trainer));
         Ok(TrainerLoop {
             cfg,
             run,
-            multi,
+            reporter,
             trainer,
-            pb: bar(multi, "{spinner} training   {msg}"),
             t0: Instant::now(),
             tally,
             last_line: Instant::now(),
@@ -116,16 +120,13 @@ impl<'a> TrainerLoop<'a> {
         let last = &self.last;
         if allowed == 0 {
             let since = *self.waiting_since.get_or_insert_with(Instant::now);
-            self.pb.set_message(format!(
-                "gen {} | step {} | waiting for self-play samples ({} so far, {:.0}s) | loss {:.3} (policy {:.3}, value {:.3})",
-                self.gen,
-                self.trainer.step(),
-                status.total_samples,
-                since.elapsed().as_secs_f64(),
-                last.loss,
-                last.policy_loss,
-                last.value_loss
-            ));
+            self.reporter.report(Report::Waiting {
+                generation: self.gen,
+                step: self.trainer.step(),
+                samples: status.total_samples,
+                waited: since.elapsed(),
+                last,
+            });
             std::thread::sleep(Duration::from_millis(200));
             return Ok(());
         }
@@ -135,18 +136,11 @@ impl<'a> TrainerLoop<'a> {
         if m.steps > 0 {
             self.last = m;
         }
-        let last = &self.last;
-        self.pb.set_message(format!(
-            "gen {} | step {} | loss {:.3} (policy {:.3}, value {:.3}) | lr {:.4} | {:.0} samples/s | window {}",
-            self.gen,
-            last.step,
-            last.loss,
-            last.policy_loss,
-            last.value_loss,
-            last.lr,
-            last.samples_per_sec,
-            status.window_samples
-        ));
+        self.reporter.report(Report::Training {
+            generation: self.gen,
+            last: &self.last,
+            window_samples: status.window_samples,
+        });
         Ok(())
     }
 
@@ -227,17 +221,8 @@ impl<'a> TrainerLoop<'a> {
             stats.summary()
         );
         self.run.note(&summary)?;
-        self.show(&summary);
+        self.reporter.report(Report::Line(&summary));
         Ok(())
-    }
-
-    /// Shows a `train.log` line above the progress bars, or on stderr when they are hidden.
-    fn show(&self, line: &str) {
-        if self.multi.is_hidden() {
-            say(line);
-        } else {
-            self.multi.println(line).ok();
-        }
     }
 
     /// Writes the final checkpoint and notes where the trainer stopped, in `train.log` and on
@@ -253,8 +238,8 @@ impl<'a> TrainerLoop<'a> {
             line.push_str(&format!(" (training starts at training.min_samples_to_train = {min})"));
         }
         self.run.note(&line)?;
-        self.show(&line);
-        self.pb.finish();
+        self.reporter.report(Report::Line(&line));
+        self.reporter.report(Report::Stopped(Half::Trainer));
         Ok(())
     }
 }

@@ -1,7 +1,7 @@
 //! Trainer and inference throughput against raw tch loops with the same network and batch.
 //!
 //! ```text
-//! cargo run --release -p renju-trainer --example bench -- [--preset quick] [--batch 256]
+//! cargo run --release -p renju-trainer --example bench -- [--preset small] [--batch 256]
 //!     [--steps 20] [--eval-batch 256] [--eval-iters 30] [--device cpu|cuda]
 //! ```
 //!
@@ -80,7 +80,7 @@ fn write_shards(dir: &std::path::Path, shards: usize, per_shard: usize) -> Resul
 }
 
 fn main() -> Result<()> {
-    let preset = arg("--preset", "quick");
+    let preset = arg("--preset", "small");
     let batch: usize = arg("--batch", "256").parse()?;
     let steps: u64 = arg("--steps", "20").parse()?;
     let eval_batch: usize = arg("--eval-batch", "256").parse()?;

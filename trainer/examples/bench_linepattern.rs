@@ -6,7 +6,7 @@
 //! ```
 //!
 //! - Evaluator: positions/s of the table evaluator (`LinePatternEvaluator`, the `linepattern`
-//!   preset, F = 32) and of the tch `ModelEvaluator` with the `quick` ResNet (6 x 64), both on
+//!   preset, F = 32) and of the tch `ModelEvaluator` with the `small` ResNet (6 x 64), both on
 //!   15x15 renju midgames (30-60 stones from random RIF games), torch limited to one thread; the
 //!   table evaluator in requests of 16 positions (a self-play request), the ResNet in batches
 //!   of 256. Also the share of the table evaluation spent building pattern indices (what an
@@ -89,7 +89,7 @@ fn main() -> Result<()> {
     let (_lp_run, lp_models) = published("linepattern")?;
     let net = load_line_table(&lp_models)?;
     let mut table = net.evaluator();
-    let (_res_run, res_models) = published("quick")?;
+    let (_res_run, res_models) = published("small")?;
     let mut resnet = ModelEvaluator::load(&res_models, tch::Device::Cpu)?;
 
     // Table evaluator, requests of 16: the portable kernel, then the default (AVX2 where the CPU has it).
@@ -162,7 +162,7 @@ fn main() -> Result<()> {
         loadavg()
     );
 
-    // ResNet quick, batches of 256, one torch thread.
+    // The small ResNet, batches of 256, one torch thread.
     let b = 256.min(n_res);
     resnet.evaluate(&planes[..b * pl], &globals[..b * NUM_GLOBALS], b)?;
     let load0 = loadavg();
@@ -178,7 +178,7 @@ fn main() -> Result<()> {
     }
     let res_pps = done as f64 / t.elapsed().as_secs_f64();
     let res_cpu = done as f64 / (cpu_seconds() - c);
-    println!("quick ResNet (tch, 1 thread, batch {b}): {res_pps:.1} positions/s wall-clock, {res_cpu:.1} per CPU-second [load {load0} -> {}]", loadavg());
+    println!("small ResNet (tch, 1 thread, batch {b}): {res_pps:.1} positions/s wall-clock, {res_cpu:.1} per CPU-second [load {load0} -> {}]", loadavg());
     println!("ratio table / ResNet: {:.0}x wall-clock, {:.0}x CPU time", table_pps / res_pps, table_cpu / res_cpu);
 
     // Self-play with the table inside one worker thread.

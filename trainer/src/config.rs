@@ -1,5 +1,5 @@
-//! Configuration: the network architecture ([`NetConfig`], with the presets `tiny`, `quick`,
-//! `standard`, `large`) and the training run ([`TrainerConfig`]).
+//! Configuration: the network architecture ([`NetConfig`], with the presets `tiny`, `small`,
+//! `standard`, `large`, `linepattern`, `linepattern-tiny`) and the training run ([`TrainerConfig`]).
 //!
 //! Every struct is `serde` with `deny_unknown_fields` and per-field defaults, so a TOML/JSON file
 //! needs to name only what it changes, and a misspelt key is an error instead of being ignored.
@@ -32,7 +32,7 @@ pub enum NetKind {
 pub struct NetConfig {
     /// Network family: `resnet` or `linepattern`. Default: resnet.
     pub kind: NetKind,
-    /// Number of residual blocks in the tower. Default (the `quick` preset): 6.
+    /// Number of residual blocks in the tower. Default (the `small` preset): 6.
     pub blocks: usize,
     /// Channels of the tower (3x3 convolutions). Default: 64.
     pub channels: usize,
@@ -59,31 +59,32 @@ pub struct NetConfig {
 
 impl Default for NetConfig {
     fn default() -> Self {
-        NetConfig::preset("quick").expect("quick preset exists")
+        NetConfig::preset("small").expect("small preset exists")
     }
 }
 
 impl NetConfig {
-    /// The named presets: `tiny` (tests: 2 blocks x 16), `quick` (CPU: 6 x 64), `standard`
-    /// (GPU: 10 x 128), `large` (20 x 256); line-pattern nets `linepattern` (F = 32, 32 line
-    /// channels) and `linepattern-tiny` (tests: F = 8, 8 channels). Errors on any other name.
+    /// The named presets: `tiny` (tests: 2 blocks x 16), `small` (CPU: 6 x 64, the default),
+    /// `standard` (GPU: 10 x 128), `large` (20 x 256); line-pattern nets `linepattern` (F = 32,
+    /// 32 line channels) and `linepattern-tiny` (tests: F = 8, 8 channels). Errors on any other
+    /// name.
     pub fn preset(name: &str) -> Result<NetConfig> {
         let line = |f: usize, c: usize, hidden: usize| NetConfig {
             kind: NetKind::Linepattern,
             line_features: f,
             line_channels: c,
             value_hidden: hidden,
-            ..NetConfig::preset("quick").expect("quick preset exists")
+            ..NetConfig::preset("small").expect("small preset exists")
         };
         let (blocks, channels, pool, head, hidden) = match name {
             "linepattern" => return Ok(line(32, 32, 64)),
             "linepattern-tiny" => return Ok(line(8, 8, 8)),
             "tiny" => (2, 16, 8, 8, 16),
-            "quick" => (6, 64, 16, 32, 64),
+            "small" => (6, 64, 16, 32, 64),
             "standard" => (10, 128, 32, 32, 128),
             "large" => (20, 256, 64, 48, 256),
             other => bail!(
-                "unknown network preset '{other}' (expected tiny, quick, standard, large, linepattern or linepattern-tiny)"
+                "unknown network preset '{other}' (expected tiny, small, standard, large, linepattern or linepattern-tiny)"
             ),
         };
         Ok(NetConfig {
@@ -290,7 +291,7 @@ impl DeviceChoice {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainerConfig {
-    /// The network architecture. Default: the `quick` preset (6 blocks x 64 channels).
+    /// The network architecture. Default: the `small` preset (6 blocks x 64 channels).
     pub net: NetConfig,
     /// Board side `S`. Default: 15.
     pub board_size: usize,
