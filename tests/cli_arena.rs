@@ -73,6 +73,31 @@ fn arena_against_an_external_gomocup_engine() {
 }
 
 #[test]
+fn engine_budgets_reach_the_engine_as_info_lines() {
+    let d = tempfile::tempdir().unwrap();
+    let log = d.path().join("engine-input.log");
+    let me = env!("CARGO_BIN_EXE_renju-zero");
+    // The binary's own brain behind `tee`, which logs what the arena sends.
+    let engine = format!(
+        "e=engine:\"sh -c 'tee -a {} | {me} gomocup --model heuristic --playouts 6'\",nodes=500,depth=3",
+        log.display()
+    );
+    let out = bin()
+        .args(["arena", "--player", "h=heuristic,playouts=6", "--player", &engine])
+        .args(["--games", "2", "--size", "9", "--threads", "1", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8(out.stdout).unwrap().contains("| h | e | 2 |"));
+    let sent = std::fs::read_to_string(&log).unwrap();
+    // One engine process plays both games: the budget comes with every game's START.
+    assert_eq!(sent.matches("START 9\n").count(), 2, "{sent}");
+    assert_eq!(sent.matches("INFO max_node 500\n").count(), 2, "{sent}");
+    assert_eq!(sent.matches("INFO max_depth 3\n").count(), 2, "{sent}");
+    assert_eq!(sent.matches("INFO timeout_turn 60000\n").count(), 2, "a node budget makes time a 60 s guard: {sent}");
+}
+
+#[test]
 fn bad_arguments_are_named() {
     let out = bin().args(["arena", "--player", "x=magic", "--player", "y=uniform"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -82,6 +107,19 @@ fn bad_arguments_are_named() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("4 numbers"));
+    for (spec, want) in [
+        ("y=engine:pbrain-x,nodes=0", "nodes=0 must be at least 1"),
+        ("y=engine:pbrain-x,nodes=many", "nodes='many' is not a whole number"),
+        ("y=engine:pbrain-x,depth=2.5", "depth='2.5' is not a whole number"),
+    ] {
+        let out = bin().args(["arena", "--player", "x=uniform", "--player", spec]).output().unwrap();
+        assert!(!out.status.success(), "{spec} was accepted");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(want),
+            "{spec}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 #[test]

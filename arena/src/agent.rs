@@ -67,6 +67,24 @@ impl Default for SearchLimit {
     }
 }
 
+impl std::fmt::Display for SearchLimit {
+    /// As in a player spec, words separated by spaces: `playouts=200`, `time=0.2` (seconds),
+    /// `playouts=200 time=0.2`; `unlimited` for neither.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut words = Vec::new();
+        if let Some(p) = self.playouts {
+            words.push(format!("playouts={p}"));
+        }
+        if let Some(t) = self.time {
+            words.push(format!("time={}", t.as_secs_f64()));
+        }
+        if words.is_empty() {
+            words.push("unlimited".into());
+        }
+        f.write_str(&words.join(" "))
+    }
+}
+
 /// Search settings of a player spec.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchSettings {

@@ -520,7 +520,7 @@ pub fn run_arena(
         let plain = matches!(p, Protocol::Free { .. })
             || matches!(p, Protocol::Designated { swap: false, offers: 0 | 1, opening: Some(_) });
         if !plain {
-            if let Some(e) = players.iter().find(|p| matches!(p.kind, crate::spec::PlayerKind::Engine { .. })) {
+            if let Some(e) = players.iter().find(|p| matches!(p.kind, crate::spec::PlayerKind::Engine(_))) {
                 bail!("player {} is an engine, which can only place stones; protocol {p} has other decisions (use --openings rif26)", e.name);
             }
         }

@@ -1,13 +1,24 @@
 //! The learning curve (`renju-zero curve`): published generations of a run against fixed
-//! opponents **in the training distribution**.
+//! opponents, in the training distribution and against outside engines.
 //!
 //! Every point is one arena match ([`crate::arena::run_arena`], so the same game loop, records
-//! and Wilson intervals as `renju-zero arena`) between a generation and an opponent, with:
+//! and Wilson intervals as `renju-zero arena`) between a generation and an opponent. Against a
+//! search opponent ([`OpponentKind::Search`]: `heuristic`, `uniform`, `gen:N`, `model:DIR`):
 //! - the run's own rule, opening protocol and stone cap, whole protocol games
 //!   ([`OpeningMode::Protocol`]: swap and offer decisions are the players' own);
-//! - identical search settings for both sides (the same [`SearchSettings`]: playouts, leaf batch,
-//!   sampled opening decisions, PUCT or Gumbel parameters; no root noise);
+//! - identical search settings for both sides (the same [`SearchSettings`]: playouts or time per
+//!   move, leaf batch, sampled opening decisions, PUCT or Gumbel parameters; no root noise);
 //! - the players alternating as [`renju_rules::Player::First`] (tentative Black) game by game.
+//!
+//! Against an outside Gomocup engine ([`OpponentKind::Engine`], `engine:"CMD",nodes=N`: the
+//! ladder of fixed-budget anchors) an engine makes no swap or offer decisions, so the games start
+//! after the opening: [`OpeningMode::Rif26`], game `g` from RIF opening `g / 2 mod 26` with the
+//! colours alternating ([`CurveConfig::engine_games`], 52 = every opening with both colours), on
+//! the run's board and rule, without a stone cap. The generation searches with the curve's
+//! settings, the engine with its own budget.
+//!
+//! `curve.csv` states both budgets (`budget`, `opponent_budget`) and how the games started
+//! (`start`: `whole-game:PROTOCOL` or `after-opening:rif26`).
 //!
 //! Output: `curve.csv` (one [`CurveRow`] per generation and opponent), `curve.svg` (score against
 //! minutes since the run started, one line per opponent, 95% intervals as bars) and, per match,
@@ -22,6 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::SearchSettings;
 use crate::arena::{run_arena, ArenaConfig, OpeningMode};
+use crate::engine::EngineSpec;
 use crate::output::{csv_string, svg_score_chart, xml_escape};
 use crate::spec::{PlayerKind, PlayerSpec};
 use renju_fs::write_atomic;
@@ -41,36 +53,97 @@ pub struct CurveGeneration {
     pub eval: EvaluatorSpec,
 }
 
-/// A fixed opponent: `heuristic`, `uniform`, `gen:N` or `model:DIR`.
+/// What a fixed opponent is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OpponentKind {
+    /// A search over this evaluator with the curve's settings, in whole protocol games.
+    Search(EvaluatorSpec),
+    /// An outside Gomocup engine with its own budget, on the 26 RIF openings (module docs).
+    Engine(EngineSpec),
+}
+
+/// A fixed opponent: `heuristic`, `uniform`, `gen:N`, `model:DIR` or `engine:"CMD"[,nodes=N]
+/// [,depth=D][,time=S]` (the engine grammar of [`PlayerSpec`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CurveOpponent {
-    /// Name in the CSV and the plot (`heuristic`, `gen0`, ...).
+    /// Name in the CSV, the plot and the match directories (`heuristic`, `gen0`,
+    /// `pbrain-rapfi-nodes16000`, ...).
     pub name: String,
-    pub eval: EvaluatorSpec,
+    pub kind: OpponentKind,
+}
+
+/// `s` with every character but letters, digits, `-`, `_` and `.` replaced by `_` (a name that
+/// is safe in a file name).
+fn file_safe(s: &str) -> String {
+    s.chars().map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
 }
 
 impl CurveOpponent {
-    /// Parses an `--opponent` value; `gen:N` becomes `model:<generation_dir(N)>` named `genN`.
-    /// Errors name the value.
+    /// Parses an `--opponent` value; `gen:N` becomes `model:<generation_dir(N)>` named `genN`; an
+    /// engine is named after its program and budget (`pbrain-rapfi-nodes16000`,
+    /// `pbrain-x-depth8`, `pbrain-x-time0.5`). Errors name the value.
     pub fn parse(s: &str, generation_dir: impl Fn(u64) -> PathBuf) -> Result<CurveOpponent> {
         let t = s.trim();
         if let Some(n) = t.strip_prefix("gen:") {
             let g: u64 = n.parse().map_err(|_| anyhow::anyhow!("--opponent '{s}': gen:N needs a generation number"))?;
-            return Ok(CurveOpponent { name: format!("gen{g}"), eval: EvaluatorSpec::Model(generation_dir(g)) });
+            let kind = OpponentKind::Search(EvaluatorSpec::Model(generation_dir(g)));
+            return Ok(CurveOpponent { name: format!("gen{g}"), kind });
+        }
+        if t.starts_with("engine:") {
+            let e = match PlayerSpec::parse("engine", t).with_context(|| format!("--opponent '{s}'"))?.kind {
+                PlayerKind::Engine(e) => e,
+                other => bail!("--opponent '{s}': not an engine ({other:?})"),
+            };
+            let program = Path::new(&e.command[0]).file_name().map(|n| n.to_string_lossy().into_owned());
+            let mut name = file_safe(&program.unwrap_or_else(|| "engine".into()));
+            match (e.nodes, e.depth) {
+                (None, None) => name += &format!("-time{}", e.time.as_secs_f64()),
+                (nodes, depth) => {
+                    if let Some(n) = nodes {
+                        name += &format!("-nodes{n}");
+                    }
+                    if let Some(d) = depth {
+                        name += &format!("-depth{d}");
+                    }
+                }
+            }
+            return Ok(CurveOpponent { name, kind: OpponentKind::Engine(e) });
         }
         let eval = match t {
             "heuristic" | "uniform" => EvaluatorSpec::parse(t)?,
             m if m.starts_with("model:") && m.len() > "model:".len() => EvaluatorSpec::parse(t)?,
-            _ => bail!("--opponent '{s}': expected heuristic, uniform, gen:N or model:DIR"),
+            _ => bail!("--opponent '{s}': expected heuristic, uniform, gen:N, model:DIR or engine:\"CMD\"[,nodes=N]"),
         };
         let name = match &eval {
             EvaluatorSpec::Model(dir) => {
-                let base = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
-                base.chars().map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
+                file_safe(&dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into()))
             }
             _ => t.to_string(),
         };
-        Ok(CurveOpponent { name, eval })
+        Ok(CurveOpponent { name, kind: OpponentKind::Search(eval) })
+    }
+
+    /// How the points against this opponent are played, in words (the command's output).
+    pub fn how_played(&self, cfg: &CurveConfig) -> String {
+        match &self.kind {
+            OpponentKind::Search(_) => format!(
+                "{}: {} whole games a point under the run's protocol ({}), both sides at {}",
+                self.name,
+                cfg.arena.games,
+                cfg.start_of(&self.kind),
+                cfg.settings.limit
+            ),
+            OpponentKind::Engine(e) => format!(
+                "{}: an engine ({}) makes no swap or offer decisions, so its {} games a point start after the \
+                 opening ({}: the 26 RIF openings in turn, each with both colours), no stone cap; the \
+                 generation at {}",
+                self.name,
+                e.budget(),
+                cfg.engine_games,
+                cfg.start_of(&self.kind),
+                cfg.settings.limit
+            ),
+        }
     }
 }
 
@@ -80,8 +153,11 @@ pub struct CurveConfig {
     /// Board, rule, stone cap, games per match, seed and threads; `openings` must be
     /// [`OpeningMode::Protocol`] with the run's protocol.
     pub arena: ArenaConfig,
-    /// The search of both sides.
+    /// The search of the generation, and of a search opponent.
     pub settings: SearchSettings,
+    /// Games per point against an engine opponent (game `g` from RIF opening `g / 2 mod 26`,
+    /// colours alternating: 52 plays each opening with both colours).
+    pub engine_games: usize,
 }
 
 impl CurveConfig {
@@ -105,8 +181,32 @@ impl CurveConfig {
             "batch": s.batch,
             "explore": s.explore,
             "search": s.config,
+            "engine_games": self.engine_games,
         });
         serde_json::to_string_pretty(&v).expect("serialisable") + "\n"
+    }
+
+    /// The arena settings of a point against `kind`.
+    pub fn arena_for(&self, kind: &OpponentKind) -> ArenaConfig {
+        match kind {
+            OpponentKind::Search(_) => self.arena.clone(),
+            OpponentKind::Engine(_) => ArenaConfig {
+                openings: OpeningMode::Rif26,
+                games: self.engine_games,
+                stone_cap: None,
+                sprt: None,
+                ..self.arena.clone()
+            },
+        }
+    }
+
+    /// The `start` column of a point against `kind`: `whole-game:PROTOCOL` or
+    /// `after-opening:rif26`.
+    pub fn start_of(&self, kind: &OpponentKind) -> String {
+        match &self.arena_for(kind).openings {
+            OpeningMode::Protocol(p) => format!("whole-game:{p}"),
+            OpeningMode::Rif26 => "after-opening:rif26".into(),
+        }
     }
 }
 
@@ -130,6 +230,17 @@ pub struct CurveRow {
     /// 95% Wilson interval of the score ([`crate::stats::Wdl::score_interval`]).
     pub score_low95: f64,
     pub score_high95: f64,
+    /// The generation's search budget per move ([`crate::agent::SearchLimit`]'s words:
+    /// `playouts=32`, `time=0.2`).
+    #[serde(default)]
+    pub budget: String,
+    /// The opponent's budget per move: as `budget` for a search opponent, the engine's
+    /// ([`EngineSpec::budget`]: `nodes=16000 time=60`) for an engine.
+    #[serde(default)]
+    pub opponent_budget: String,
+    /// How the games started ([`CurveConfig::start_of`]).
+    #[serde(default)]
+    pub start: String,
 }
 
 /// Name of the generation's player in its matches.
@@ -145,15 +256,24 @@ pub fn play_point(
     loader: &EvaluatorLoader,
     matches_dir: Option<&Path>,
 ) -> Result<CurveRow> {
-    ensure!(matches!(cfg.arena.openings, OpeningMode::Protocol(_)), "the learning curve plays whole protocol games");
+    ensure!(
+        matches!(cfg.arena.openings, OpeningMode::Protocol(_)),
+        "the learning curve plays whole protocol games against search opponents"
+    );
     let spec = |name: &str, eval: &EvaluatorSpec| PlayerSpec {
         name: name.to_string(),
         kind: PlayerKind::Search { eval: eval.clone(), settings: cfg.settings.clone() },
         text: format!("{eval:?}"),
     };
     let opp_name = if opp.name == CANDIDATE { format!("{}-opponent", opp.name) } else { opp.name.clone() };
-    let players = [spec(CANDIDATE, &gen.eval), spec(&opp_name, &opp.eval)];
-    let summary = run_arena(&players, &cfg.arena, loader, |_| {})
+    let (opponent, opponent_budget) = match &opp.kind {
+        OpponentKind::Search(eval) => (spec(&opp_name, eval), cfg.settings.limit.to_string()),
+        OpponentKind::Engine(e) => {
+            (PlayerSpec { name: opp_name, kind: PlayerKind::Engine(e.clone()), text: format!("{e:?}") }, e.budget())
+        }
+    };
+    let players = [spec(CANDIDATE, &gen.eval), opponent];
+    let summary = run_arena(&players, &cfg.arena_for(&opp.kind), loader, |_| {})
         .with_context(|| format!("generation {} against {}", gen.generation, opp.name))?;
     if let Some(dir) = matches_dir {
         summary.write(&dir.join(format!("gen-{:06}-vs-{}", gen.generation, opp.name)))?;
@@ -173,6 +293,9 @@ pub fn play_point(
         score: r.score(),
         score_low95: lo,
         score_high95: hi,
+        budget: cfg.settings.limit.to_string(),
+        opponent_budget,
+        start: cfg.start_of(&opp.kind),
     })
 }
 
@@ -322,6 +445,7 @@ mod tests {
                 explore: 2,
                 ..Default::default()
             },
+            engine_games: 4,
         }
     }
 
@@ -329,11 +453,57 @@ mod tests {
     fn opponents_parse_and_bad_ones_are_named() {
         let dir = |g: u64| PathBuf::from(format!("run/models/gen-{g:06}"));
         let o = CurveOpponent::parse("gen:0", dir).unwrap();
-        assert_eq!(o, CurveOpponent { name: "gen0".into(), eval: EvaluatorSpec::Model(dir(0)) });
-        assert_eq!(CurveOpponent::parse("heuristic", dir).unwrap().eval, EvaluatorSpec::Heuristic);
+        assert_eq!(o, CurveOpponent { name: "gen0".into(), kind: OpponentKind::Search(EvaluatorSpec::Model(dir(0))) });
+        assert_eq!(
+            CurveOpponent::parse("heuristic", dir).unwrap().kind,
+            OpponentKind::Search(EvaluatorSpec::Heuristic)
+        );
         assert_eq!(CurveOpponent::parse("model:x/gen-000007", dir).unwrap().name, "gen-000007");
         assert!(CurveOpponent::parse("gen:x", dir).unwrap_err().to_string().contains("gen:N"));
         assert!(CurveOpponent::parse("magic", dir).unwrap_err().to_string().contains("'magic'"));
+        let e = CurveOpponent::parse(r#"engine:"engines/rapfi/pbrain-rapfi --x",nodes=16000"#, dir).unwrap();
+        assert_eq!(e.name, "pbrain-rapfi-nodes16000");
+        let OpponentKind::Engine(spec) = &e.kind else { panic!("{e:?}") };
+        assert_eq!(spec.command, ["engines/rapfi/pbrain-rapfi", "--x"]);
+        assert_eq!((spec.nodes, spec.depth, spec.budget().as_str()), (Some(16000), None, "nodes=16000 time=60"));
+        assert_eq!(CurveOpponent::parse("engine:pbrain-x,depth=8", dir).unwrap().name, "pbrain-x-depth8");
+        assert_eq!(CurveOpponent::parse("engine:./pbrain-x,time=0.5", dir).unwrap().name, "pbrain-x-time0.5");
+        let bad = format!("{:#}", CurveOpponent::parse("engine:pbrain-x,nodes=0", dir).unwrap_err());
+        assert!(
+            bad.contains("--opponent 'engine:pbrain-x,nodes=0'") && bad.contains("nodes=0 must be at least 1"),
+            "{bad}"
+        );
+    }
+
+    #[test]
+    fn a_curve_csv_without_the_budget_columns_reads_back() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("curve-settings.json"), cfg().describe()).unwrap();
+        std::fs::write(
+            d.path().join("curve.csv"),
+            "generation,step,minutes,selfplay_games,opponent,games,wins,draws,losses,score,score_low95,score_high95\n\
+             3,90,2.5,60,heuristic,4,3,0,1,0.75,0.3,0.95\n",
+        )
+        .unwrap();
+        let c = CurveDir::open(d.path(), &cfg()).unwrap();
+        assert_eq!(c.rows.len(), 1);
+        assert_eq!((c.rows[0].generation, c.rows[0].wins, c.rows[0].budget.as_str()), (3, 3, ""));
+    }
+
+    #[test]
+    fn engine_points_start_after_the_opening_without_a_stone_cap() {
+        let e = CurveOpponent::parse("engine:pbrain-x,nodes=100", |_| PathBuf::new()).unwrap();
+        let a = cfg().arena_for(&e.kind);
+        assert_eq!((a.openings, a.games, a.stone_cap, a.size), (OpeningMode::Rif26, 4, None, 9));
+        assert_eq!(cfg().start_of(&e.kind), "after-opening:rif26");
+        let h = OpponentKind::Search(EvaluatorSpec::Heuristic);
+        assert_eq!(cfg().arena_for(&h), cfg().arena);
+        assert_eq!(cfg().start_of(&h), "whole-game:swap1");
+        let said = e.how_played(&cfg());
+        assert!(said.contains("start after the opening") && said.contains("nodes=100 time=60"), "{said}");
+        assert!(said.contains("generation at playouts=8"), "{said}");
+        let t = SearchLimit { playouts: None, time: Some(std::time::Duration::from_millis(200)) };
+        assert_eq!(t.to_string(), "time=0.2");
     }
 
     #[test]
@@ -353,12 +523,16 @@ mod tests {
             selfplay_games: 40,
             eval: EvaluatorSpec::Heuristic,
         };
-        let opp = CurveOpponent { name: "uniform".into(), eval: EvaluatorSpec::Uniform };
+        let opp = CurveOpponent { name: "uniform".into(), kind: OpponentKind::Search(EvaluatorSpec::Uniform) };
         let d = tempfile::tempdir().unwrap();
         let row = play_point(&gen, &opp, &cfg(), &no_models, Some(d.path())).unwrap();
         assert_eq!((row.generation, row.step, row.selfplay_games, row.games), (2, 80, 40, 4));
         assert_eq!(row.wins + row.draws + row.losses, 4);
         assert!(row.score_low95 <= row.score && row.score <= row.score_high95);
+        assert_eq!(
+            (row.budget.as_str(), row.opponent_budget.as_str(), row.start.as_str()),
+            ("playouts=8", "playouts=8", "whole-game:swap1")
+        );
         // Whole swap1 games: every record starts with the first stone and a swap decision.
         let games = std::fs::read_to_string(d.path().join("gen-000002-vs-uniform/games.jsonl")).unwrap();
         assert_eq!(games.lines().count(), 4);
@@ -378,7 +552,8 @@ mod tests {
         let header = std::fs::read_to_string(out.join("curve.csv")).unwrap();
         assert_eq!(
             header.lines().next().unwrap(),
-            "generation,step,minutes,selfplay_games,opponent,games,wins,draws,losses,score,score_low95,score_high95"
+            "generation,step,minutes,selfplay_games,opponent,games,wins,draws,losses,score,score_low95,score_high95,\
+             budget,opponent_budget,start"
         );
         assert_eq!(std::fs::read_to_string(out.join("curve.svg")).unwrap().matches("<circle").count(), 2);
         let other = CurveConfig { settings: SearchSettings { batch: 3, ..cfg().settings }, ..cfg() };

@@ -2,8 +2,10 @@
 //! (P. Laštovička, M. Petříček, "Gomoku AI protocol", <https://plastovicka.github.io/protocl2en.htm>).
 //!
 //! Per game the engine gets `START size`, then `INFO timeout_turn`, `INFO timeout_match 0`,
-//! `INFO rule` (1 = exactly five, 4 = renju, 0 = freestyle); per move `BEGIN` on an empty board,
-//! otherwise the whole position as `BOARD` … `DONE` (stones in move order, field 1 = the
+//! `INFO rule` (1 = exactly five, 4 = renju, 0 = freestyle) and, when its [`EngineSpec`] has
+//! them, `INFO max_node N` and `INFO max_depth D` (Yixin-Board extensions of the protocol, which
+//! Rapfi honours: at most N nodes searched, at most D plies deep, per move); per move `BEGIN`
+//! on an empty board, otherwise the whole position as `BOARD` … `DONE` (stones in move order, field 1 = the
 //! engine's own, 2 = the opponent's). The answer is the first line of the form `x,y`;
 //! `MESSAGE`, `DEBUG` and other informational lines are skipped. Coordinates and the rule bitmask
 //! are [`crate::wire`]'s.
@@ -11,9 +13,15 @@
 //! An engine only places stones: a game with protocol decisions (swap, offers, ...) must start
 //! after them (the arena's `rif26` openings do). Running out of `2 * time + 3 s` for an answer,
 //! `ERROR`, or an unparsable answer is an error (the arena scores it as a loss).
+//!
+//! A command goes out no sooner than [`SETTLE`] after the engine's last answer, and output
+//! nobody asked for is discarded before each `START` and each position. Rapfi prints its move
+//! before it marks itself idle and silently drops the commands that arrive in between, so a
+//! position sent at once can be lost (its stone lines then read as unknown commands) when the
+//! engine's thread is preempted on a loaded machine.
 
 use std::process::Stdio;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use renju_rules::{Action, DecisionKind, Game, Rule};
@@ -21,25 +29,83 @@ use renju_rules::{Action, DecisionKind, Game, Rule};
 use crate::agent::{Agent, Choice};
 use crate::wire::{from_wire, parse_xy, rule_bits, to_wire, EngineProcess};
 
+/// An engine player: the program and its budget per move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineSpec {
+    /// Program and arguments.
+    pub command: Vec<String>,
+    /// Time per move (`INFO timeout_turn`).
+    pub time: Duration,
+    /// Nodes per move (`INFO max_node`), when limited.
+    pub nodes: Option<u64>,
+    /// Search depth per move (`INFO max_depth`), when limited.
+    pub depth: Option<u64>,
+}
+
+impl EngineSpec {
+    /// The time per move when the spec gives none: 5 s, or 60 s with a node or depth budget (a
+    /// guard, so that the nodes or the depth decide).
+    pub fn default_time(nodes: Option<u64>, depth: Option<u64>) -> Duration {
+        Duration::from_secs(if nodes.is_some() || depth.is_some() { 60 } else { 5 })
+    }
+
+    /// The budget as `key=value` words in spec order, e.g. `nodes=16000 time=60`.
+    pub fn budget(&self) -> String {
+        let mut words = Vec::new();
+        if let Some(n) = self.nodes {
+            words.push(format!("nodes={n}"));
+        }
+        if let Some(d) = self.depth {
+            words.push(format!("depth={d}"));
+        }
+        words.push(format!("time={}", self.time.as_secs_f64()));
+        words.join(" ")
+    }
+
+    /// The `INFO` lines sent at the start of every game.
+    pub fn info_lines(&self, rule: Rule) -> String {
+        let mut s = format!(
+            "INFO timeout_turn {}\nINFO timeout_match 0\nINFO rule {}\n",
+            self.time.as_millis(),
+            rule_bits(rule)
+        );
+        if let Some(n) = self.nodes {
+            s += &format!("INFO max_node {n}\n");
+        }
+        if let Some(d) = self.depth {
+            s += &format!("INFO max_depth {d}\n");
+        }
+        s
+    }
+}
+
+/// The least time between an engine's answer and the next command to it (module docs).
+pub const SETTLE: Duration = Duration::from_millis(50);
+
 /// A running engine process.
 pub struct EngineAgent {
     process: EngineProcess,
     size: usize,
     rule: Rule,
-    time: Duration,
+    spec: EngineSpec,
     name: String,
+    /// When the last answer arrived.
+    answered: Option<Instant>,
 }
 
 impl EngineAgent {
-    /// Starts `command` (program and arguments) for `size` x `size` games under `rule` with a
-    /// per-move limit of `time`.
-    pub fn spawn(command: &[String], size: usize, rule: Rule, time: Duration) -> Result<EngineAgent> {
-        let process = EngineProcess::spawn(command, Stdio::null())?;
+    /// Starts the engine of `spec` for `size` x `size` games under `rule`.
+    pub fn spawn(spec: &EngineSpec, size: usize, rule: Rule) -> Result<EngineAgent> {
+        let process = EngineProcess::spawn(&spec.command, Stdio::null())?;
         let name = process.name().to_string();
-        Ok(EngineAgent { process, size, rule, time, name })
+        Ok(EngineAgent { process, size, rule, spec: spec.clone(), name, answered: None })
     }
 
+    /// Sends `text` once [`SETTLE`] has passed since the last answer.
     fn send(&mut self, text: &str) -> Result<()> {
+        if let Some(t) = self.answered {
+            std::thread::sleep(SETTLE.saturating_sub(t.elapsed()));
+        }
         self.process.send(text)
     }
 
@@ -51,6 +117,7 @@ impl EngineAgent {
             ["SUGGEST", "INFO", "UNKNOWN"].iter().any(|k| up.starts_with(k))
         };
         let t = self.process.next_line_except(wait, skip)?;
+        self.answered = Some(Instant::now());
         if t.to_ascii_uppercase().starts_with("ERROR") {
             bail!("engine {} answered '{t}'", self.name);
         }
@@ -58,22 +125,19 @@ impl EngineAgent {
     }
 
     fn wait_time(&self) -> Duration {
-        self.time * 2 + Duration::from_secs(3)
+        self.spec.time * 2 + Duration::from_secs(3)
     }
 }
 
 impl Agent for EngineAgent {
     fn new_game(&mut self, _seed: u64) -> Result<()> {
+        self.process.discard_pending();
         self.send(&format!("START {}\n", self.size))?;
         let a = self.answer(Duration::from_secs(30))?;
         if !a.eq_ignore_ascii_case("OK") {
             bail!("engine {} answered '{a}' to START {}", self.name, self.size);
         }
-        let info = format!(
-            "INFO timeout_turn {}\nINFO timeout_match 0\nINFO rule {}\n",
-            self.time.as_millis(),
-            rule_bits(self.rule)
-        );
+        let info = self.spec.info_lines(self.rule);
         self.send(&info)
     }
 
@@ -97,6 +161,7 @@ impl Agent for EngineAgent {
             }
             s + "DONE\n"
         };
+        self.process.discard_pending();
         self.send(&cmd)?;
         let a = self.answer(self.wait_time())?;
         let Ok((x, y)) = parse_xy(&a) else {
@@ -111,5 +176,39 @@ impl Agent for EngineAgent {
 impl Drop for EngineAgent {
     fn drop(&mut self) {
         self.process.end(Duration::from_millis(500));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_reach_the_engine_as_info_lines() {
+        let d = tempfile::tempdir().unwrap();
+        let log = d.path().join("input.log");
+        // A fake engine: answers START with OK and logs every line it gets until END.
+        let script = format!(
+            "echo OK; while read -r l; do echo \"$l\" >> '{}'; [ \"$l\" = END ] && exit 0; done",
+            log.display()
+        );
+        let spec = EngineSpec {
+            command: vec!["sh".into(), "-c".into(), script],
+            time: Duration::from_millis(1500),
+            nodes: Some(16000),
+            depth: Some(9),
+        };
+        let mut agent = EngineAgent::spawn(&spec, 15, Rule::Renju).unwrap();
+        agent.new_game(0).unwrap();
+        drop(agent);
+        let got = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(
+            got,
+            "START 15\nINFO timeout_turn 1500\nINFO timeout_match 0\nINFO rule 4\nINFO max_node 16000\nINFO max_depth 9\nEND\n"
+        );
+        assert_eq!(spec.budget(), "nodes=16000 depth=9 time=1.5");
+        let plain = EngineSpec { nodes: None, depth: None, time: Duration::from_secs(5), ..spec };
+        assert!(!plain.info_lines(Rule::Standard).contains("max_"), "no budget, no max_ lines");
+        assert!(plain.info_lines(Rule::Standard).contains("INFO rule 1\n"));
     }
 }

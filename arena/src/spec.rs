@@ -13,15 +13,15 @@ use anyhow::{bail, ensure, Context, Result};
 use renju_selfplay::eval::{EvaluatorLoader, EvaluatorSpec};
 
 use crate::agent::{Agent, MctsAgent, SearchLimit, SearchSettings};
-use crate::engine::EngineAgent;
+use crate::engine::{EngineAgent, EngineSpec};
 
 /// What kind of player a spec describes.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerKind {
     /// PUCT search over an evaluator.
     Search { eval: EvaluatorSpec, settings: SearchSettings },
-    /// An external program speaking the Gomocup protocol; `time` is its per-move limit.
-    Engine { command: Vec<String>, time: Duration },
+    /// An external program speaking the Gomocup protocol, with its budget per move.
+    Engine(EngineSpec),
 }
 
 /// A named player: `NAME=SPEC` on the command line.
@@ -31,8 +31,10 @@ pub enum PlayerKind {
 /// are needed when it contains commas). Keys for search players: `playouts=N`, `time=SECONDS`,
 /// `batch=B`, `explore=K`, `cpuct=C`, `algorithm=puct|gumbel`, `vcf=N` (the VCF check at node
 /// expansion with N solver nodes per call, `SearchConfig::vcf_nodes`; default 0, off); for
-/// engines: `time=SECONDS` (default 5). With neither `playouts` nor `time` a search player uses
-/// 200 playouts.
+/// engines: `nodes=N` (nodes per move, `INFO max_node`), `depth=D` (search depth per move,
+/// `INFO max_depth`) and `time=SECONDS` (`INFO timeout_turn`; default
+/// [`EngineSpec::default_time`]: 5, or 60 with `nodes` or `depth`). With neither `playouts` nor
+/// `time` a search player uses 200 playouts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayerSpec {
     pub name: String,
@@ -84,18 +86,33 @@ impl PlayerSpec {
             ensure!(x.is_finite() && x >= 0.0, "player {name}: {k}={v} must be a non-negative number");
             Ok(x)
         };
+        // A count of at least 1 (playouts, batch, nodes, depth).
+        let whole = |k: &str, v: &str| -> Result<u64> {
+            let n: u64 = v.parse().map_err(|_| anyhow::anyhow!("player {name}: {k}='{v}' is not a whole number"))?;
+            ensure!(n >= 1, "player {name}: {k}={v} must be at least 1");
+            Ok(n)
+        };
         let kind = if let Some(cmd) = kind_text.strip_prefix("engine:") {
             let command =
                 shlex::split(cmd).with_context(|| format!("player {name}: cannot split engine command '{cmd}'"))?;
             ensure!(!command.is_empty(), "player {name}: the engine command is empty");
-            let mut time = Duration::from_secs(5);
+            let (mut time, mut nodes, mut depth) = (None, None, None);
             for (k, v) in &opts {
                 match k.as_str() {
-                    "time" => time = Duration::from_secs_f64(num(k, v)?),
-                    other => bail!("player {name}: unknown engine option '{other}' (engines take time=SECONDS)"),
+                    "time" => {
+                        let t = num(k, v)?;
+                        ensure!(t > 0.0, "player {name}: time={v} must be a positive number of seconds");
+                        time = Some(Duration::from_secs_f64(t));
+                    }
+                    "nodes" => nodes = Some(whole(k, v)?),
+                    "depth" => depth = Some(whole(k, v)?),
+                    other => bail!(
+                        "player {name}: unknown engine option '{other}' (engines take nodes=N, depth=D, time=SECONDS)"
+                    ),
                 }
             }
-            PlayerKind::Engine { command, time }
+            let time = time.unwrap_or_else(|| EngineSpec::default_time(nodes, depth));
+            PlayerKind::Engine(EngineSpec { command, time, nodes, depth })
         } else {
             let eval = match kind_text.as_str() {
                 k if k == "uniform" || k == "heuristic" || k.starts_with("model:") => {
@@ -109,17 +126,9 @@ impl PlayerSpec {
             let (mut playouts, mut time) = (None, None);
             for (k, v) in &opts {
                 match k.as_str() {
-                    "playouts" => {
-                        let p = num(k, v)?;
-                        ensure!(p >= 1.0 && p.fract() == 0.0, "player {name}: playouts={v} must be a whole number >= 1");
-                        playouts = Some(p as u64);
-                    }
+                    "playouts" => playouts = Some(whole(k, v)?),
                     "time" => time = Some(Duration::from_secs_f64(num(k, v)?)),
-                    "batch" => {
-                        let b = num(k, v)?;
-                        ensure!(b >= 1.0 && b.fract() == 0.0, "player {name}: batch={v} must be a whole number >= 1");
-                        s.batch = b as usize;
-                    }
+                    "batch" => s.batch = whole(k, v)? as usize,
                     "explore" => s.explore = num(k, v)? as usize,
                     "cpuct" => s.config.c_puct = num(k, v)? as f32,
                     "algorithm" => s.config.algorithm = v.parse().with_context(|| format!("player {name}"))?,
@@ -148,8 +157,8 @@ impl PlayerSpec {
             PlayerKind::Search { eval, settings } => {
                 Box::new(MctsAgent::new(eval.build(size, loader)?, settings.clone()))
             }
-            PlayerKind::Engine { command, time } => Box::new(
-                EngineAgent::spawn(command, size, rule, *time)
+            PlayerKind::Engine(spec) => Box::new(
+                EngineAgent::spawn(spec, size, rule)
                     .with_context(|| format!("starting engine of player {}", self.name))?,
             ),
         })
@@ -193,11 +202,32 @@ mod tests {
         let p = PlayerSpec::parse_named(r#"e=engine:"./pbrain-x --flag a,b",time=2"#).unwrap();
         assert_eq!(
             p.kind,
-            PlayerKind::Engine {
+            PlayerKind::Engine(EngineSpec {
                 command: vec!["./pbrain-x".into(), "--flag".into(), "a,b".into()],
-                time: Duration::from_secs(2)
-            }
+                time: Duration::from_secs(2),
+                nodes: None,
+                depth: None,
+            })
         );
+        let p = PlayerSpec::parse_named(r#"r=engine:"engines/rapfi/pbrain-rapfi",nodes=16000,depth=12"#).unwrap();
+        assert_eq!(
+            p.kind,
+            PlayerKind::Engine(EngineSpec {
+                command: vec!["engines/rapfi/pbrain-rapfi".into()],
+                time: Duration::from_secs(60),
+                nodes: Some(16000),
+                depth: Some(12),
+            }),
+            "a node or depth budget makes the time a 60 s guard"
+        );
+        match PlayerSpec::parse_named("r=engine:pbrain-x,time=0.5,nodes=1000").unwrap().kind {
+            PlayerKind::Engine(e) => assert_eq!((e.time, e.nodes), (Duration::from_millis(500), Some(1000))),
+            k => panic!("{k:?}"),
+        }
+        match PlayerSpec::parse_named("r=engine:pbrain-x").unwrap().kind {
+            PlayerKind::Engine(e) => assert_eq!(e.time, Duration::from_secs(5)),
+            k => panic!("{k:?}"),
+        }
         let p = PlayerSpec::parse_named("u=uniform").unwrap();
         assert!(matches!(p.kind, PlayerKind::Search { eval: EvaluatorSpec::Uniform, .. }));
     }
@@ -208,10 +238,23 @@ mod tests {
         assert!(e("heuristic").contains("NAME=SPEC"));
         assert!(e("a=magic").contains("unknown player kind 'magic'"));
         assert!(e("a=heuristic,playouts=x").contains("playouts='x'"));
+        assert!(e("a=heuristic,playouts=0").contains("playouts=0 must be at least 1"));
+        assert!(e("a=heuristic,batch=2.5").contains("batch='2.5' is not a whole number"));
         assert!(e("a=heuristic,vcf=1.5").contains("vcf=1.5 must be a whole number"));
         assert!(e("a=heuristic,depth=3").contains("unknown option 'depth'"));
         assert!(e("a=heuristic,playouts").contains("not key=value"));
         assert!(e(r#"a=engine:"x"#).contains("no closing quote"));
-        assert!(e("a=engine:x,playouts=3").contains("unknown engine option"));
+        assert!(e("a=engine:x,playouts=3").contains("unknown engine option 'playouts'"));
+        assert!(
+            e("a=engine:x,nodes=abc").contains("nodes='abc' is not a whole number"),
+            "{}",
+            e("a=engine:x,nodes=abc")
+        );
+        assert!(e("a=engine:x,nodes=1.5").contains("nodes='1.5' is not a whole number"));
+        assert!(e("a=engine:x,nodes=0").contains("nodes=0 must be at least 1"));
+        assert!(e("a=engine:x,depth=-2").contains("depth='-2' is not a whole number"));
+        assert!(e("a=engine:x,depth=0").contains("depth=0 must be at least 1"));
+        assert!(e("a=engine:x,time=0").contains("time=0 must be a positive number"));
+        assert!(e("a=engine:x,time=soon").contains("time='soon' is not a number"));
     }
 }

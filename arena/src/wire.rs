@@ -151,6 +151,16 @@ impl EngineProcess {
         }
     }
 
+    /// Discards the lines that have arrived and not been read (returns how many): output that
+    /// answers nothing the caller asked, e.g. errors about lines the program took for commands.
+    pub fn discard_pending(&mut self) -> usize {
+        let mut n = 0;
+        while self.lines.try_recv().is_ok() {
+            n += 1;
+        }
+        n
+    }
+
     /// Waits for the program to exit (after `END`).
     pub fn wait(&mut self) -> Result<ExitStatus> {
         self.child.wait().with_context(|| format!("waiting for engine {}", self.name))

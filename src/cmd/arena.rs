@@ -15,9 +15,11 @@ use renju_trainer::model::evaluator_loader;
 #[derive(clap::Args)]
 pub struct ArenaArgs {
     /// A player as NAME=SPEC (repeat for each player). SPEC: `model:DIR[,playouts=N][,time=S]`,
-    /// `heuristic[,playouts=N]`, `uniform[,...]`, or `engine:"CMD ARGS"[,time=S]` (a Gomocup
-    /// brain). Search options: playouts, time (seconds), batch, explore (sampled opening
-    /// decisions), cpuct, algorithm (puct or gumbel).
+    /// `heuristic[,playouts=N]`, `uniform[,...]`, or `engine:"CMD ARGS"[,nodes=N][,depth=D][,time=S]`
+    /// (a Gomocup brain with its budget per move, sent as INFO max_node / max_depth /
+    /// timeout_turn; time defaults to 60 s with nodes or depth, else 5 s). Search options:
+    /// playouts, time (seconds), batch, explore (sampled opening decisions), cpuct, algorithm
+    /// (puct or gumbel).
     #[arg(long = "player", required = true)]
     pub players: Vec<String>,
     /// Games per pair of players.

@@ -9,7 +9,9 @@ use std::time::{Duration, SystemTime};
 use anyhow::{Context, Result};
 use renju_arena::agent::{SearchLimit, SearchSettings};
 use renju_arena::arena::{ArenaConfig, OpeningMode};
-use renju_arena::curve::{due_generations, play_point, CurveConfig, CurveDir, CurveGeneration, CurveOpponent};
+use renju_arena::curve::{
+    due_generations, play_point, CurveConfig, CurveDir, CurveGeneration, CurveOpponent, OpponentKind,
+};
 use renju_selfplay::eval::EvaluatorSpec;
 use renju_selfplay::record::{list_shards, read_shard_meta};
 use renju_trainer::model::{list_generations, CONFIG_FILE};
@@ -33,12 +35,22 @@ pub struct CurveArgs {
     /// (`pipeline.keep_generations_every`), use a multiple of that: the others disappear.
     #[arg(long, default_value_t = 1)]
     pub every_generations: u64,
-    /// Games per match (generation against one opponent), colours alternating.
+    /// Games per match against a search opponent (whole games under the run's protocol),
+    /// colours alternating.
     #[arg(long, default_value_t = 40)]
     pub games: usize,
-    /// Root visits per decision, the same for both sides.
+    /// Games per match against an engine opponent: game G starts from RIF opening G/2 mod 26
+    /// (after the opening: an engine makes no swap or offer decisions), colours alternating; 52
+    /// plays each of the 26 openings with both colours, 4 the first two.
+    #[arg(long, default_value_t = 52)]
+    pub engine_games: usize,
+    /// Root visits per decision: the generation's, and a search opponent's.
     #[arg(long, default_value_t = 32)]
     pub playouts: u64,
+    /// Seconds per decision instead of --playouts (the generation's, and a search opponent's).
+    /// Games under a time limit depend on the machine and its load; playouts do not.
+    #[arg(long, conflicts_with = "playouts")]
+    pub seconds: Option<f64>,
     /// Leaves evaluated per batch, the same for both sides.
     #[arg(long, default_value_t = 8)]
     pub batch: usize,
@@ -46,8 +58,11 @@ pub struct CurveArgs {
     /// games of a pair would otherwise repeat), both sides.
     #[arg(long, default_value_t = 4)]
     pub explore: usize,
-    /// A fixed opponent: heuristic, uniform, gen:N (generation N of this run) or model:DIR.
-    /// Repeat for several. Default: heuristic and gen:0. A generation is never played against itself.
+    /// A fixed opponent: heuristic, uniform, gen:N (generation N of this run), model:DIR, or an
+    /// outside Gomocup engine `engine:"CMD ARGS"[,nodes=N][,depth=D][,time=S]` with its own
+    /// budget per move (sent as INFO max_node / max_depth / timeout_turn; time defaults to 60 s
+    /// with nodes or depth, else 5 s), played on the 26 RIF openings (--engine-games). Repeat
+    /// for several. Default: heuristic and gen:0. A generation is never played against itself.
     #[arg(long = "opponent")]
     pub opponents: Vec<String>,
     /// Seed of the games (the same for every point).
@@ -124,7 +139,15 @@ pub fn run(args: CurveArgs) -> Result<i32> {
     let opponents: Vec<CurveOpponent> =
         texts.iter().map(|t| CurveOpponent::parse(t, gen_dir)).collect::<Result<_>>()?;
     anyhow::ensure!(args.games >= 1, "--games must be at least 1");
+    anyhow::ensure!(args.engine_games >= 1, "--engine-games must be at least 1");
     anyhow::ensure!(args.playouts >= 1, "--playouts must be at least 1");
+    let limit = match args.seconds {
+        Some(s) => {
+            anyhow::ensure!(s.is_finite() && s > 0.0, "--seconds {s} must be a positive number of seconds");
+            SearchLimit { playouts: None, time: Some(Duration::from_secs_f64(s)) }
+        }
+        None => SearchLimit { playouts: Some(args.playouts), time: None },
+    };
     anyhow::ensure!(args.batch >= 1, "--batch must be at least 1");
     let curve_cfg = CurveConfig {
         arena: ArenaConfig {
@@ -138,11 +161,12 @@ pub fn run(args: CurveArgs) -> Result<i32> {
             sprt: None,
         },
         settings: SearchSettings {
-            limit: SearchLimit { playouts: Some(args.playouts), time: None },
+            limit,
             batch: args.batch,
             explore: args.explore,
             config: cfg.selfplay.search.clone(),
         },
+        engine_games: args.engine_games,
     };
     let out = args.out.clone().unwrap_or_else(|| run.root.join("curve"));
     let mut curve = CurveDir::open(&out, &curve_cfg)?;
@@ -152,17 +176,20 @@ pub fn run(args: CurveArgs) -> Result<i32> {
     let load_model = evaluator_loader(DeviceChoice::Auto.resolve()?);
     let sets = if args.sets.is_empty() { String::new() } else { format!(" (--set {})", args.sets.join(" --set ")) };
     eprintln!(
-        "curve of {}{sets}: {} {}, stone cap {}, {} games per match, {} playouts, batch {}, explore {} -> {}",
+        "curve of {}{sets}: {} {}, stone cap {}, {} games per match, {}, batch {}, explore {} -> {}",
         run.root.display(),
         cfg.game.rule,
         cfg.game.protocol,
         cfg.game.stone_cap.map_or_else(|| "none".to_string(), |cap| cap.to_string()),
         args.games,
-        args.playouts,
+        curve_cfg.settings.limit,
         args.batch,
         args.explore,
         out.display()
     );
+    for opp in &opponents {
+        eprintln!("  {}", opp.how_played(&curve_cfg));
+    }
     loop {
         let available = if models.exists() { list_generations(&models)? } else { Vec::new() };
         let start = match available.first() {
@@ -173,7 +200,7 @@ pub fn run(args: CurveArgs) -> Result<i32> {
             for opp in &opponents {
                 let dir = gen_dir(g);
                 // A generation against itself says nothing (gen:0 at generation 0): not played.
-                let itself = matches!(&opp.eval, EvaluatorSpec::Model(d) if d == &dir);
+                let itself = matches!(&opp.kind, OpponentKind::Search(EvaluatorSpec::Model(d)) if d == &dir);
                 if itself || curve.has(g, &opp.name) || stop.is_set() {
                     continue;
                 }
@@ -190,11 +217,14 @@ pub fn run(args: CurveArgs) -> Result<i32> {
                 };
                 let row = play_point(&point, opp, &curve_cfg, &load_model, Some(&out.join("matches")))?;
                 eprintln!(
-                    "generation {g} (step {}, {:.1} min, {} self-play games) vs {}: {}/{}/{} score {:.3} [{:.3}, {:.3}]",
+                    "generation {g} (step {}, {:.1} min, {} self-play games) vs {} ({}, {}): {}/{}/{} score {:.3} \
+                     [{:.3}, {:.3}]",
                     row.step,
                     row.minutes,
                     row.selfplay_games,
                     row.opponent,
+                    row.opponent_budget,
+                    row.start,
                     row.wins,
                     row.draws,
                     row.losses,
