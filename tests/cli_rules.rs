@@ -118,3 +118,21 @@ fn vcf_answers_win_none_unknown_and_reports_a_malformed_line() {
     let (text, _) = run("1");
     assert_eq!(text[0], r#"{"result":"unknown"}"#);
 }
+
+#[test]
+fn classify_and_vcf_refuse_unknown_keys_naming_them() {
+    // `colour` is not a key: refused, never read as the default colour (Black, for whom h8 would
+    // be a double-three).
+    let out = pipe(
+        &["rules", "classify"],
+        "{\"black\":[\"f8\",\"g8\",\"h6\",\"h7\"],\"move\":\"h8\",\"colour\":\"white\"}\n",
+    );
+    let line: serde_json::Value = serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    assert_eq!(line["line"], 1);
+    let e = line["error"].as_str().unwrap();
+    assert!(e.contains("unknown field `colour`") && e.contains("`color`"), "{e}");
+    assert_eq!(out.status.code(), Some(1));
+    let out = pipe(&["rules", "vcf"], "{\"black\":[\"h8\"],\"attacker\":\"black\"}\n");
+    assert!(String::from_utf8(out.stdout).unwrap().contains("unknown field `attacker`"));
+    assert_eq!(out.status.code(), Some(1));
+}

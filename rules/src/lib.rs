@@ -15,12 +15,12 @@
 //! - [`game`]: a whole game under an opening protocol (RULES.md §5) as a state machine over
 //!   decisions that a search can play.
 //! - [`vcf`]: the VCF (victory by continuous fours) solver and the defence question.
-//! - [`cli`]: the JSON-lines `rules classify` and `rules show` commands, as library functions.
+//! - [`query`]: position queries as JSON objects (a position by its stone lists; a move to
+//!   classify or a side to solve VCF for) and their answers.
 //!
 //! This crate never depends on torch.
 
 pub mod board;
-pub mod cli;
 pub mod color;
 mod forbidden;
 pub mod game;
@@ -29,6 +29,7 @@ pub mod notation;
 pub mod opening;
 pub mod point;
 pub mod protocol;
+pub mod query;
 pub mod reference;
 pub mod rule;
 pub mod symmetry;
