@@ -16,7 +16,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Rules utilities: show a position with forbidden points, classify moves, solve VCF (JSON lines).
+    /// Rules utilities: show a position with forbidden points, classify moves, solve VCF (JSON
+    /// lines), list the 26 openings.
     Rules(cmd::rules::RulesArgs),
     /// Play self-play games and write training shards.
     Selfplay(cmd::selfplay::SelfplayArgs),
