@@ -13,8 +13,8 @@
 //!   opponents in the training distribution, `curve.csv` and `curve.svg`.
 //! - [`gate`]: the publication gate the training pipeline can call (off by default).
 //! - [`openings`]: the opening-balance study (`renju-zero openings`).
-//! - [`gomocup`]: the Gomocup brain (`renju-zero gomocup`): protocol parser and state machine
-//!   over any agent.
+//! - [`gomocup`]: the Gomocup brain (`renju-zero gomocup`): protocol dispatch, the brain's state
+//!   machine over any agent, its time budget and its tactics before the search.
 //! - [`stats`]: Wilson intervals, Spearman correlation, W/D/L tallies.
 //! - [`output`]: CSV / markdown / SVG helpers (files go through `renju_fs`).
 
