@@ -37,6 +37,10 @@ enum Command {
     /// Opening-balance study of the 26 openings against the published assessments.
     Openings(cmd::openings::OpeningsArgs),
     /// A Gomocup (Piskvork protocol) brain on stdin/stdout.
+    ///
+    /// The rule is freestyle (five or more wins) until the manager sends `INFO rule 4` (renju) or
+    /// `INFO rule 1` (standard), as the protocol has it; without `INFO rule` the brain says so in
+    /// a MESSAGE before its first move. Started as `pbrain-renju-zero` it needs no arguments.
     Gomocup(cmd::gomocup::GomocupArgs),
 }
 

@@ -11,7 +11,8 @@ use renju_selfplay::mcts::{SearchAlgorithm, SearchConfig};
 use renju_trainer::config::DeviceChoice;
 use renju_trainer::model::evaluator_loader;
 
-/// Arguments of `renju-zero gomocup`.
+/// Arguments of `renju-zero gomocup`. The brain plays freestyle (five or more wins) until the
+/// manager sends `INFO rule 4` (renju) or `INFO rule 1` (standard), as the protocol has it.
 #[derive(clap::Args)]
 pub struct GomocupArgs {
     /// Model directory (or a models directory with LATEST), or `heuristic` / `uniform`.

@@ -18,6 +18,10 @@ use crate::wire::{format_point, from_wire, parse_xy, rule_from_bits, to_wire, RU
 /// model).
 pub type AgentFactory = Box<dyn FnMut(usize) -> Result<Box<dyn Agent>>>;
 
+/// What the brain says on its first move when the manager has not sent `INFO rule`.
+pub const FREESTYLE_UNTIL_TOLD: &str =
+    "rule: freestyle (five or more wins) until the manager sends INFO rule (4 = renju, 1 = standard)";
+
 /// Brain settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BrainOptions {
@@ -53,6 +57,10 @@ pub struct Brain {
     opts: BrainOptions,
     size: Option<usize>,
     rule: Rule,
+    /// Whether `INFO rule` was received.
+    rule_told: bool,
+    /// Whether this game's first move already said the rule is freestyle by default.
+    rule_warned: bool,
     /// Stones in move order (Black first, alternating).
     moves: Vec<Point>,
     time: TimeBudget,
@@ -61,7 +69,8 @@ pub struct Brain {
 
 impl Brain {
     /// A brain making agents with `factory`. The rule is freestyle until `INFO rule` says
-    /// otherwise (the protocol's default).
+    /// otherwise (the protocol's default); the first move after `START` without an `INFO rule`
+    /// says so in a `MESSAGE`.
     pub fn new(factory: AgentFactory, opts: BrainOptions) -> Brain {
         Brain {
             factory,
@@ -70,6 +79,8 @@ impl Brain {
             size: None,
             rule: Rule::Freestyle,
             moves: Vec::new(),
+            rule_told: false,
+            rule_warned: false,
             time: TimeBudget::default(),
             ended: false,
         }
@@ -124,6 +135,7 @@ impl Brain {
         }
         self.size = Some(n);
         self.moves.clear();
+        self.rule_warned = false;
         vec!["OK".into()]
     }
 
@@ -219,6 +231,7 @@ impl Brain {
             "rule" => {
                 let bits = num()?;
                 self.rule = rule_from_bits(bits);
+                self.rule_told = true;
                 if bits & RULE_BIT_CARO != 0 {
                     return Ok(vec![format!("MESSAGE rule bit 8 (caro) is not supported; playing {:?}", self.rule)]);
                 }
@@ -311,12 +324,16 @@ impl Brain {
             out.push(format_point(p, size));
             Ok(out)
         };
-        let answer = run().unwrap_or_else(|e| error(format!("{e:#}")));
+        let mut answer = run().unwrap_or_else(|e| error(format!("{e:#}")));
         if !empty_board {
             let empty = self.size.map_or(0, |n| n * n - self.moves.len().min(n * n));
             // The search had `budget`; whatever the answer took beyond it is overhead to reserve.
             let budget = self.limit(empty.max(1)).time.unwrap_or(Duration::ZERO);
             self.time.record_answer(t0.elapsed(), budget);
+        }
+        if !self.rule_told && !self.rule_warned {
+            self.rule_warned = true;
+            answer.insert(0, format!("MESSAGE {FREESTYLE_UNTIL_TOLD}"));
         }
         answer
     }

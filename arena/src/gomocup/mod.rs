@@ -21,6 +21,8 @@
 //!   which this reproduces. `YXBOARD` … `DONE`: the same without an answer.
 //! - `INFO key value`: `timeout_turn`, `timeout_match`, `time_left` (ms), `max_memory` (bytes),
 //!   `rule` (bitmask: 4 renju, else 1 exactly five (standard), else freestyle). No answer.
+//!   Until `INFO rule` arrives the brain plays freestyle (the protocol's default) and says so in
+//!   a `MESSAGE` before its first move after `START`.
 //! - `TAKEBACK x,y` → `OK` when `x,y` is the last stone (removed), else `ERROR`.
 //! - `SWAP2BOARD` / stones / `DONE`: 0 stones → three stones `x,y x,y x,y` (black, white, black);
 //!   3 or 5 stones → `SWAP` (we take Black) or our White stone `x,y` (we keep White).
@@ -49,7 +51,7 @@ use std::io::{BufRead, Write};
 
 use anyhow::Result;
 
-pub use brain::{AgentFactory, Brain, BrainOptions};
+pub use brain::{AgentFactory, Brain, BrainOptions, FREESTYLE_UNTIL_TOLD};
 
 /// Error answer: `ERROR <message>` on one line.
 fn error(msg: impl std::fmt::Display) -> Vec<String> {
@@ -354,5 +356,26 @@ mod tests {
         assert_eq!(l.time, Some(Duration::from_millis(310)));
         // 8e6 / 2 / (40 * 200) = 500 playouts.
         assert_eq!(l.playouts, Some(500));
+    }
+
+    #[test]
+    fn says_it_plays_freestyle_until_told_the_rule() {
+        // No INFO rule: the first move after START says so, once.
+        let mut b = brain();
+        let out = run_all(&mut b, "START 15\nBEGIN\nTURN 0,0\n");
+        let told: Vec<&String> = out.iter().filter(|l| l.contains("INFO rule")).collect();
+        assert_eq!(told, [&format!("MESSAGE {FREESTYLE_UNTIL_TOLD}")], "{out:?}");
+        assert_eq!(out[1], format!("MESSAGE {FREESTYLE_UNTIL_TOLD}"), "before the first move: {out:?}");
+        assert_eq!(out[2], "7,7");
+        assert_eq!(b.rule(), Rule::Freestyle);
+        // Again after the next START.
+        let out = run_all(&mut b, "START 15\nBEGIN\n");
+        assert!(out.contains(&format!("MESSAGE {FREESTYLE_UNTIL_TOLD}")), "{out:?}");
+        // With INFO rule (any value, freestyle included) nothing is said.
+        for rule in ["4", "0"] {
+            let mut b = brain();
+            let out = run_all(&mut b, &format!("START 15\nINFO rule {rule}\nBEGIN\nTURN 0,0\n"));
+            assert!(!out.iter().any(|l| l.contains("INFO rule")), "{out:?}");
+        }
     }
 }
