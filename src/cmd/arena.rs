@@ -1,10 +1,10 @@
 //! `renju-zero arena`: matches between players with W/D/L per pair, Bradley–Terry ratings and
-//! an optional SPRT (library: `renju_arena::arena`).
+//! an optional SPRT (library: `renju_arena::matches`).
 
 use std::path::PathBuf;
 
 use anyhow::Result;
-use renju_arena::arena::{run_arena, ArenaConfig, OpeningMode};
+use renju_arena::matches::{run_arena, ArenaConfig, OpeningMode};
 use renju_arena::spec::PlayerSpec;
 use renju_arena::sprt::{SprtConfig, SprtDecision};
 use renju_rules::{Protocol, Rule};
