@@ -82,6 +82,10 @@ fn bad_arguments_are_named() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("4 numbers"));
+    // The in-search VCF budget is `vcf_nodes=N` in a player spec, as in configs and flags.
+    let out = bin().args(["arena", "--player", "x=uniform,vcf=300", "--player", "y=uniform"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown option 'vcf'") && err.contains("vcf_nodes"), "{err}");
 }
 
 #[test]

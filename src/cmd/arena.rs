@@ -17,7 +17,8 @@ pub struct ArenaArgs {
     /// A player as NAME=SPEC (repeat for each player). SPEC: `model:DIR[,playouts=N][,time=S]`,
     /// `heuristic[,playouts=N]`, `uniform[,...]`, or `engine:"CMD ARGS"[,time=S]` (a Gomocup
     /// brain). Search options: playouts, time (seconds), batch, explore (sampled opening
-    /// decisions), cpuct, algorithm (puct or gumbel).
+    /// decisions), cpuct, algorithm (puct or gumbel), vcf_nodes (VCF check at node expansion:
+    /// solver nodes per call, 0 = off).
     #[arg(long = "player", required = true)]
     pub players: Vec<String>,
     /// Games per pair of players.

@@ -29,9 +29,10 @@ pub struct BrainOptions {
     pub default_turn: Duration,
     /// Playouts at most per move (`None`: only time and memory limit the search).
     pub max_playouts: Option<u64>,
-    /// Node budget of the VCF check before each move ([`super::tactics`]); 0 turns it off.
-    /// Default 100,000.
-    pub vcf_nodes: u64,
+    /// Node budget of the VCF solver run once at the root before each move (the tactics of
+    /// [`super::tactics`]); 0 turns it off. Default 100,000. The search's own VCF check at node
+    /// expansion is the agent's `SearchConfig::vcf_nodes`.
+    pub root_vcf_nodes: u64,
     /// The `ABOUT` answer.
     pub about: String,
 }
@@ -41,7 +42,7 @@ impl Default for BrainOptions {
         BrainOptions {
             default_turn: Duration::from_secs(5),
             max_playouts: None,
-            vcf_nodes: 100_000,
+            root_vcf_nodes: 100_000,
             about: format!(
                 "name=\"renju-zero\", version=\"{}\", author=\"renju-zero project\", country=\"-\"",
                 env!("CARGO_PKG_VERSION")
@@ -276,10 +277,10 @@ impl Brain {
         let size = game.board().size();
         let empty = size.pow(2) - game.board().stone_count();
         let limit = self.limit(empty);
-        let vcf_limits = Limits { nodes: self.opts.vcf_nodes, time: limit.time.map(|t| t / 4) };
+        let vcf_limits = Limits { nodes: self.opts.root_vcf_nodes, time: limit.time.map(|t| t / 4) };
         let line_text = |line: &[Point]| line.iter().map(|&p| format_point(p, size)).collect::<Vec<_>>().join(" ");
         let tactic = match game.decision() {
-            DecisionKind::PlaceStone(c) if self.opts.vcf_nodes > 0 => before_search(game, c, &vcf_limits),
+            DecisionKind::PlaceStone(c) if self.opts.root_vcf_nodes > 0 => before_search(game, c, &vcf_limits),
             _ => Tactic::None,
         };
         if let Tactic::Win { line } = &tactic {

@@ -37,7 +37,7 @@
 //! Time per move: from `timeout_turn`, `timeout_match` / `time_left` and `max_memory`
 //! ([`time`]); with no time information, [`BrainOptions::default_turn`].
 //!
-//! Tactics before the search ([`tactics`], budget [`BrainOptions::vcf_nodes`] and at most a
+//! Tactics before the search ([`tactics`], budget [`BrainOptions::root_vcf_nodes`] and at most a
 //! quarter of the move's time): a VCF of the side to move is played at once, announced as
 //! `MESSAGE VCF x,y x,y ...` (the whole line, protocol coordinates); when the opponent has a VCF
 //! and its refutations are proved, the move is one of them, announced as
@@ -320,7 +320,7 @@ mod tests {
         // Off: the agent's move.
         let mut b = Brain::new(
             Box::new(|_| Ok(Box::new(Naughty) as Box<dyn Agent>)),
-            BrainOptions { vcf_nodes: 0, ..BrainOptions::default() },
+            BrainOptions { root_vcf_nodes: 0, ..BrainOptions::default() },
         );
         let out = run_all(&mut b, &format!("START 15\nINFO rule 4\n{}", board_cmd(own, opp)));
         assert!(!out.iter().any(|l| l.starts_with("MESSAGE VCF")), "{out:?}");

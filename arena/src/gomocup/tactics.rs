@@ -1,5 +1,5 @@
 //! The brain's tactics before the search (RULES.md §2–4 through `renju_rules::vcf`), run once at
-//! the root of each move within the VCF budget ([`super::BrainOptions::vcf_nodes`])
+//! the root of each move within the root VCF budget ([`super::BrainOptions::root_vcf_nodes`])
 //! and at most a quarter of the move's time:
 //!
 //! - a VCF of the side to move is played at once;
