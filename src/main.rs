@@ -16,7 +16,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Rules utilities: show a position with forbidden points, classify moves, solve VCF (JSON lines).
+    /// Rules utilities: show a position with forbidden points, classify moves, solve VCF (JSON
+    /// lines), list the 26 openings.
     Rules(cmd::rules::RulesArgs),
     /// Play self-play games and write training shards.
     Selfplay(cmd::selfplay::SelfplayArgs),
@@ -36,6 +37,10 @@ enum Command {
     /// Opening-balance study of the 26 openings against the published assessments.
     Openings(cmd::openings::OpeningsArgs),
     /// A Gomocup (Piskvork protocol) brain on stdin/stdout.
+    ///
+    /// The rule is freestyle (five or more wins) until the manager sends `INFO rule 4` (renju) or
+    /// `INFO rule 1` (standard), as the protocol has it; without `INFO rule` the brain says so in
+    /// a MESSAGE before its first move. Started as `pbrain-renju-zero` it needs no arguments.
     Gomocup(cmd::gomocup::GomocupArgs),
 }
 

@@ -120,6 +120,32 @@ fn bad_arguments_are_named() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    // The in-search VCF budget is `vcf_nodes=N` in a player spec, as in configs and flags.
+    let out = bin().args(["arena", "--player", "x=uniform,vcf=300", "--player", "y=uniform"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown option 'vcf'") && err.contains("vcf_nodes"), "{err}");
+}
+
+/// A model directory that is not there: `arena` and `gomocup` say the same.
+#[test]
+fn a_missing_model_is_named_the_same_by_arena_and_gomocup() {
+    let out = bin()
+        .args(["arena", "--player", "x=model:/no/such/model", "--player", "y=uniform", "--games", "2", "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("model directory /no/such/model does not exist"), "{err}");
+    for model in ["/no/such/model", "model:/no/such/model"] {
+        let out = bin().args(["gomocup", "--model", model]).stdin(std::process::Stdio::null()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{model}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("model directory /no/such/model does not exist"), "{model}: {err}");
+        assert!(out.stdout.is_empty(), "nothing but protocol lines on stdout");
+    }
+    // A misspelt evaluator is not a path.
+    let out = bin().args(["gomocup", "--model", "heurstic"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown evaluator 'heurstic'"));
 }
 
 #[test]

@@ -162,3 +162,35 @@ fn pbrain_launcher_finds_its_model_next_to_itself_or_in_the_environment() {
         assert!(!stderr.contains("heuristic evaluator"), "{env:?}: {stderr}");
     }
 }
+
+/// The two VCF budgets have one name each: `--root-vcf-nodes` (the solver once at the root
+/// before each move) and `--vcf-nodes` (the check at node expansion, as in `openings` and the
+/// config's `vcf_nodes`); the help says the brain plays freestyle until told the rule.
+#[test]
+fn vcf_budget_flags_and_the_rule_in_the_help() {
+    let run = |args: &[&str]| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_renju-zero"));
+        c.args(["gomocup", "--model", "heuristic", "--playouts", "8"]).args(args);
+        c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(b"START 15\nBEGIN\nTURN 8,8\nEND\n").unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = run(&["--root-vcf-nodes", "0", "--vcf-nodes", "50"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let answers: Vec<&str> = stdout.lines().filter(|l| !l.starts_with("MESSAGE")).collect();
+    assert_eq!(answers[..2], ["OK", "7,7"], "{stdout}");
+    point(answers[2]);
+    // Without INFO rule the brain says it plays freestyle.
+    assert!(stdout.lines().any(|l| l.starts_with("MESSAGE rule: freestyle")), "{stdout}");
+    let out = run(&["--search-vcf-nodes", "50"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--search-vcf-nodes'"));
+    let help =
+        std::process::Command::new(env!("CARGO_BIN_EXE_renju-zero")).args(["gomocup", "--help"]).output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    assert!(help.contains("freestyle") && help.contains("INFO rule 4"), "{help}");
+    assert!(help.contains("--root-vcf-nodes") && help.contains("--vcf-nodes"), "{help}");
+}

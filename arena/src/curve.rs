@@ -1,7 +1,7 @@
 //! The learning curve (`renju-zero curve`): published generations of a run against fixed
 //! opponents, in the training distribution and against outside engines.
 //!
-//! Every point is one arena match ([`crate::arena::run_arena`], so the same game loop, records
+//! Every point is one arena match ([`crate::matches::run_arena`], so the same game loop, records
 //! and Wilson intervals as `renju-zero arena`) between a generation and an opponent. Against a
 //! search opponent ([`OpponentKind::Search`]: `heuristic`, `uniform`, `gen:N`, `model:DIR`):
 //! - the run's own rule, opening protocol and stone cap, whole protocol games
@@ -32,7 +32,7 @@ use anyhow::{bail, ensure, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::agent::SearchSettings;
-use crate::arena::{run_arena, ArenaConfig, OpeningMode};
+use crate::matches::{run_arena, ArenaConfig, OpeningMode};
 use crate::engine::EngineSpec;
 use crate::output::{csv_string, svg_score_chart, xml_escape};
 use crate::spec::{PlayerKind, PlayerSpec};

@@ -5,25 +5,26 @@
 //! - [`engine`]: an external engine as an agent, driven through the Gomocup (Piskvork) protocol.
 //! - [`wire`]: the Gomocup wire format (coordinates, the rule bitmask, the line reader of an
 //!   engine process), shared by the brain, the engine client and test harnesses.
-//! - [`arena`]: matches between players (`renju-zero arena`): the 26 RIF openings with both
+//! - [`matches`]: matches between players (`renju-zero arena`): the 26 RIF openings with both
 //!   colours or a full opening protocol, parallel games, records, W/D/L per pair.
 //! - [`ratings`]: Bradley–Terry maximum-likelihood ratings (Elo scale) with 95% intervals.
 //! - [`sprt`]: Wald's sequential probability ratio test for gating.
 //! - [`curve`]: the learning curve (`renju-zero curve`): generations of a run against fixed
 //!   opponents in the training distribution, `curve.csv` and `curve.svg`.
-//! - [`gate`]: the publication gate the training pipeline can call (off by default).
+//! - [`gatekeeper`]: the publication gate the training pipeline can call (off by default): a
+//!   candidate against the incumbent and the pass/fail rule.
 //! - [`openings`]: the opening-balance study (`renju-zero openings`).
-//! - [`gomocup`]: the Gomocup brain (`renju-zero gomocup`): protocol parser and state machine
-//!   over any agent.
+//! - [`gomocup`]: the Gomocup brain (`renju-zero gomocup`): protocol dispatch, the brain's state
+//!   machine over any agent, its time budget and its tactics before the search.
 //! - [`stats`]: Wilson intervals, Spearman correlation, W/D/L tallies.
 //! - [`output`]: CSV / markdown / SVG helpers (files go through `renju_fs`).
 
 pub mod agent;
-pub mod arena;
 pub mod curve;
 pub mod engine;
-pub mod gate;
+pub mod gatekeeper;
 pub mod gomocup;
+pub mod matches;
 pub mod openings;
 pub mod output;
 pub mod ratings;

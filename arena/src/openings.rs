@@ -30,7 +30,7 @@ use renju_rules::{Action, DecisionKind, Game, Opening, Player, Protocol, Rule};
 use serde::Serialize;
 
 use crate::agent::{MctsAgent, SearchLimit, SearchSettings};
-use crate::arena::{game_seed, run_jobs, ArenaConfig, GameRecord, Job};
+use crate::matches::{game_seed, run_jobs, ArenaConfig, GameRecord, Job};
 use crate::output::{csv_string, markdown_table, svg_score_chart, xml_escape};
 use crate::spec::{PlayerKind, PlayerSpec};
 use crate::stats::{spearman, Wdl};

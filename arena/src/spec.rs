@@ -29,7 +29,7 @@ pub enum PlayerKind {
 /// SPEC grammar: `KIND[,key=value]...` with KIND one of `model:DIR`, `heuristic`, `uniform`,
 /// `engine:"CMD ARGS"` (the command is split like a shell would, see the `shlex` crate; quotes
 /// are needed when it contains commas). Keys for search players: `playouts=N`, `time=SECONDS`,
-/// `batch=B`, `explore=K`, `cpuct=C`, `algorithm=puct|gumbel`, `vcf=N` (the VCF check at node
+/// `batch=B`, `explore=K`, `cpuct=C`, `algorithm=puct|gumbel`, `vcf_nodes=N` (the VCF check at node
 /// expansion with N solver nodes per call, `SearchConfig::vcf_nodes`; default 0, off); for
 /// engines: `nodes=N` (nodes per move, `INFO max_node`), `depth=D` (search depth per move,
 /// `INFO max_depth`) and `time=SECONDS` (`INFO timeout_turn`; default
@@ -132,14 +132,14 @@ impl PlayerSpec {
                     "explore" => s.explore = num(k, v)? as usize,
                     "cpuct" => s.config.c_puct = num(k, v)? as f32,
                     "algorithm" => s.config.algorithm = v.parse().with_context(|| format!("player {name}"))?,
-                    "vcf" => {
+                    "vcf_nodes" => {
                         let n = num(k, v)?;
-                        ensure!(n.fract() == 0.0, "player {name}: vcf={v} must be a whole number of nodes");
+                        ensure!(n.fract() == 0.0, "player {name}: vcf_nodes={v} must be a whole number of nodes");
                         s.config.vcf_nodes = n as u64;
                     }
                     other => bail!(
                         "player {name}: unknown option '{other}' (search players take playouts, time, batch, explore, cpuct, \
-                         algorithm, vcf)"
+                         algorithm, vcf_nodes)"
                     ),
                 }
             }
@@ -189,7 +189,7 @@ mod tests {
             }
             k => panic!("{k:?}"),
         }
-        let p = PlayerSpec::parse_named("h=heuristic,time=0.5,explore=4,vcf=300").unwrap();
+        let p = PlayerSpec::parse_named("h=heuristic,time=0.5,explore=4,vcf_nodes=300").unwrap();
         match &p.kind {
             PlayerKind::Search { eval, settings } => {
                 assert_eq!(eval, &EvaluatorSpec::Heuristic);
@@ -240,7 +240,11 @@ mod tests {
         assert!(e("a=heuristic,playouts=x").contains("playouts='x'"));
         assert!(e("a=heuristic,playouts=0").contains("playouts=0 must be at least 1"));
         assert!(e("a=heuristic,batch=2.5").contains("batch='2.5' is not a whole number"));
-        assert!(e("a=heuristic,vcf=1.5").contains("vcf=1.5 must be a whole number"));
+        assert!(e("a=heuristic,vcf_nodes=1.5").contains("vcf_nodes=1.5 must be a whole number"));
+        // The in-search VCF budget has one name: `vcf=` is refused, naming the accepted keys.
+        assert!(
+            e("a=heuristic,vcf=300").contains("unknown option 'vcf'") && e("a=heuristic,vcf=300").contains("vcf_nodes")
+        );
         assert!(e("a=heuristic,depth=3").contains("unknown option 'depth'"));
         assert!(e("a=heuristic,playouts").contains("not key=value"));
         assert!(e(r#"a=engine:"x"#).contains("no closing quote"));

@@ -1,4 +1,4 @@
-//! The Gomocup brain under random and mutated command streams (issue 13 §4): it never panics,
+//! The Gomocup brain under random and mutated command streams: it never panics,
 //! never hangs (each session must end within a watchdog limit), answers every malformed command
 //! with `ERROR` or `UNKNOWN` and carries on, and every move it sends is on the board, on an empty
 //! point, and under renju never a forbidden black point (checked against the rules crate's

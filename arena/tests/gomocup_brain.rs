@@ -1,4 +1,4 @@
-//! The Gomocup brain as engine managers use it (issue 13 §5): positions accepted as they stand,
+//! The Gomocup brain as engine managers use it: positions accepted as they stand,
 //! the first stone on the centre, no hang when Black's only defence is forbidden, and answers
 //! within `timeout_turn` with a network whose every batch costs real time.
 

@@ -1,7 +1,12 @@
 //! `renju-rules`: the rules of renju and gomoku as specified in `docs/RULES.md`.
 //!
-//! - [`board`]: points, colours, the rule variants, the [`Board`] with incremental place/undo,
-//!   Zobrist hashing, exact forbidden-move classification and legal-move masks.
+//! - [`point`]: points, point sets and the supported board sizes.
+//! - [`color`]: the colour of a stone.
+//! - [`rule`]: the rule variants and the verdict on a move ([`Verdict`], [`ForbiddenKind`]).
+//! - [`board`]: the [`Board`] with incremental place/undo, Zobrist hashing, exact forbidden-move
+//!   classification and legal-move masks (re-exports the value types above). Internally the
+//!   line-mask representation (`lines`) and the recursive forbidden-point classifier
+//!   (`forbidden`) have their own modules.
 //! - [`symmetry`]: the 8 symmetries of the square board.
 //! - [`notation`]: parsing and printing moves (`h8`) and games (`h8 h9 j10`), ASCII boards.
 //! - [`opening`]: the 26 canonical renju openings (RULES.md §5), recognised in any symmetric form.
@@ -10,22 +15,31 @@
 //! - [`game`]: a whole game under an opening protocol (RULES.md §5) as a state machine over
 //!   decisions that a search can play.
 //! - [`vcf`]: the VCF (victory by continuous fours) solver and the defence question.
-//! - [`cli`]: the JSON-lines `rules classify` and `rules show` commands, as library functions.
+//! - [`query`]: position queries as JSON objects (a position by its stone lists; a move to
+//!   classify or a side to solve VCF for) and their answers.
 //!
 //! This crate never depends on torch.
 
 pub mod board;
-pub mod cli;
+pub mod color;
+mod forbidden;
 pub mod game;
+mod lines;
 pub mod notation;
 pub mod opening;
+pub mod point;
 pub mod protocol;
+pub mod query;
 pub mod reference;
+pub mod rule;
 pub mod symmetry;
 pub mod vcf;
 
-pub use board::{Board, Color, ForbiddenKind, Point, PointSet, Rule, Verdict};
+pub use board::Board;
+pub use color::Color;
 pub use game::{Action, DecisionKind, Game, GameError, Outcome, OutcomeReason, Player};
 pub use opening::Opening;
+pub use point::{Point, PointSet};
 pub use protocol::{InvalidProtocol, ParseProtocolError, Protocol};
+pub use rule::{ForbiddenKind, Rule, Verdict};
 pub use symmetry::Symmetry;

@@ -145,17 +145,7 @@ pub fn board_to_ascii(board: &Board, mark_forbidden: bool) -> String {
         if forbidden.is_empty() {
             s.push_str("forbidden: none\n");
         } else {
-            let list: Vec<String> = forbidden
-                .iter()
-                .map(|&(p, k)| {
-                    let name = match k {
-                        ForbiddenKind::DoubleThree => "double-three",
-                        ForbiddenKind::DoubleFour => "double-four",
-                        ForbiddenKind::Overline => "overline",
-                    };
-                    format!("{} {}", format_point(p), name)
-                })
-                .collect();
+            let list: Vec<String> = forbidden.iter().map(|&(p, k)| format!("{} {k}", format_point(p))).collect();
             s.push_str(&format!("forbidden: {}\n", list.join(", ")));
         }
     }

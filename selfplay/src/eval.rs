@@ -71,8 +71,11 @@ pub enum EvaluatorSpec {
 }
 
 impl EvaluatorSpec {
-    /// Parses `uniform`, `heuristic`, `model:DIR`, or the path of an existing directory (as
-    /// `model:DIR`). Errors: `model:` without a directory, or a word that is none of these.
+    /// Parses `uniform`, `heuristic`, `model:DIR`, or a model directory's path, which means the
+    /// same as `model:DIR`: the path of an existing file or directory, or any text with more than
+    /// one path component (`/models/gen-000012`, `./models`). Whether a model is there is decided
+    /// when it is loaded, the same way for both spellings. Errors: `model:` without a directory,
+    /// or a single word that is none of these and names nothing (a misspelt `heuristic`).
     pub fn parse(s: &str) -> Result<EvaluatorSpec> {
         match s.trim() {
             "uniform" => Ok(EvaluatorSpec::Uniform),
@@ -82,9 +85,11 @@ impl EvaluatorSpec {
                     ensure!(!dir.is_empty(), "'model:' needs a directory (model:DIR)");
                     return Ok(EvaluatorSpec::Model(PathBuf::from(dir)));
                 }
+                let path = Path::new(t);
                 ensure!(
-                    Path::new(t).is_dir(),
-                    "unknown evaluator '{t}' (expected uniform, heuristic, model:DIR or a model directory)"
+                    path.exists() || path.components().count() > 1,
+                    "unknown evaluator '{t}' (expected uniform, heuristic, model:DIR or a model directory; \
+                     there is no file or directory '{t}')"
                 );
                 Ok(EvaluatorSpec::Model(PathBuf::from(t)))
             }
@@ -352,6 +357,25 @@ impl Evaluator for HeuristicEvaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spec_grammar() {
+        assert_eq!(EvaluatorSpec::parse("heuristic").unwrap(), EvaluatorSpec::Heuristic);
+        assert_eq!(EvaluatorSpec::parse(" uniform ").unwrap(), EvaluatorSpec::Uniform);
+        // A path means the same as `model:PATH`, whether or not anything is there yet.
+        for dir in ["/no/such/models", "./models", "runs/quick/models"] {
+            assert_eq!(EvaluatorSpec::parse(dir).unwrap(), EvaluatorSpec::Model(PathBuf::from(dir)));
+            assert_eq!(
+                EvaluatorSpec::parse(&format!("model:{dir}")).unwrap(),
+                EvaluatorSpec::Model(PathBuf::from(dir))
+            );
+        }
+        // An existing directory given as one word.
+        assert_eq!(EvaluatorSpec::parse(".").unwrap(), EvaluatorSpec::Model(PathBuf::from(".")));
+        let e = EvaluatorSpec::parse("heurstic").unwrap_err().to_string();
+        assert!(e.contains("unknown evaluator 'heurstic'") && e.contains("no file or directory"), "{e}");
+        assert!(EvaluatorSpec::parse("model:").unwrap_err().to_string().contains("needs a directory"));
+    }
 
     #[test]
     fn uniform_shapes_and_errors() {

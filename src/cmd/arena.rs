@@ -1,10 +1,10 @@
 //! `renju-zero arena`: matches between players with W/D/L per pair, Bradley–Terry ratings and
-//! an optional SPRT (library: `renju_arena::arena`).
+//! an optional SPRT (library: `renju_arena::matches`).
 
 use std::path::PathBuf;
 
 use anyhow::Result;
-use renju_arena::arena::{run_arena, ArenaConfig, OpeningMode};
+use renju_arena::matches::{run_arena, ArenaConfig, OpeningMode};
 use renju_arena::spec::PlayerSpec;
 use renju_arena::sprt::{SprtConfig, SprtDecision};
 use renju_rules::{Protocol, Rule};
@@ -19,7 +19,7 @@ pub struct ArenaArgs {
     /// (a Gomocup brain with its budget per move, sent as INFO max_node / max_depth /
     /// timeout_turn; time defaults to 60 s with nodes or depth, else 5 s). Search options:
     /// playouts, time (seconds), batch, explore (sampled opening decisions), cpuct, algorithm
-    /// (puct or gumbel).
+    /// (puct or gumbel), vcf_nodes (VCF check at node expansion: solver nodes per call, 0 = off).
     #[arg(long = "player", required = true)]
     pub players: Vec<String>,
     /// Games per pair of players.

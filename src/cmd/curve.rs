@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result};
 use renju_arena::agent::{SearchLimit, SearchSettings};
-use renju_arena::arena::{ArenaConfig, OpeningMode};
+use renju_arena::matches::{ArenaConfig, OpeningMode};
 use renju_arena::curve::{
     due_generations, play_point, CurveConfig, CurveDir, CurveGeneration, CurveOpponent, OpponentKind,
 };

@@ -9,9 +9,10 @@ use renju_arena::gomocup::{serve, Brain, BrainOptions};
 use renju_selfplay::eval::EvaluatorSpec;
 use renju_selfplay::mcts::{SearchAlgorithm, SearchConfig};
 use renju_trainer::config::DeviceChoice;
-use renju_trainer::model::evaluator_loader;
+use renju_trainer::model::{evaluator_loader, resolve_model_dir};
 
-/// Arguments of `renju-zero gomocup`.
+/// Arguments of `renju-zero gomocup`. The brain plays freestyle (five or more wins) until the
+/// manager sends `INFO rule 4` (renju) or `INFO rule 1` (standard), as the protocol has it.
 #[derive(clap::Args)]
 pub struct GomocupArgs {
     /// Model directory (or a models directory with LATEST), or `heuristic` / `uniform`.
@@ -29,13 +30,13 @@ pub struct GomocupArgs {
     /// Root search: puct or gumbel (Gumbel root search, Danihelka et al. 2022).
     #[arg(long, default_value = "puct")]
     pub algorithm: String,
-    /// VCF check before each move (play a found VCF, defend against the opponent's): solver
-    /// nodes (0 = off).
-    #[arg(long, default_value_t = BrainOptions::default().vcf_nodes)]
-    pub vcf_nodes: u64,
+    /// VCF solver run once at the root before each move (play a found VCF, defend against the
+    /// opponent's): solver nodes (0 = off).
+    #[arg(long, default_value_t = BrainOptions::default().root_vcf_nodes)]
+    pub root_vcf_nodes: u64,
     /// VCF check at each node expansion of the search: solver nodes per call (0 = off).
     #[arg(long, default_value_t = SearchConfig::default().vcf_nodes)]
-    pub search_vcf_nodes: u64,
+    pub vcf_nodes: u64,
 }
 
 /// Run the command; returns the process exit code.
@@ -47,10 +48,15 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
     );
     anyhow::ensure!(args.playouts != Some(0), "--playouts must be at least 1");
     let spec = EvaluatorSpec::parse(&args.model)?;
+    // A model that is not there fails now, not at the manager's START; the message is the
+    // loader's (the one `arena` and `openings` give for the same path).
+    if let EvaluatorSpec::Model(dir) = &spec {
+        resolve_model_dir(dir)?;
+    }
     let load_model = evaluator_loader(DeviceChoice::Auto.resolve()?);
     let batch = args.batch.max(1);
     let algorithm: SearchAlgorithm = args.algorithm.parse().context("--algorithm")?;
-    let config = SearchConfig { algorithm, vcf_nodes: args.search_vcf_nodes, ..SearchConfig::default() };
+    let config = SearchConfig { algorithm, vcf_nodes: args.vcf_nodes, ..SearchConfig::default() };
     let factory = Box::new(move |size: usize| -> Result<Box<dyn Agent>> {
         let eval = spec.build(size, &load_model)?;
         Ok(Box::new(MctsAgent::new(eval, SearchSettings { batch, config: config.clone(), ..Default::default() })))
@@ -58,7 +64,7 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
     let opts = BrainOptions {
         default_turn: Duration::from_secs_f64(args.time),
         max_playouts: args.playouts,
-        vcf_nodes: args.vcf_nodes,
+        root_vcf_nodes: args.root_vcf_nodes,
         ..Default::default()
     };
     let mut brain = Brain::new(factory, opts);

@@ -16,7 +16,7 @@
 //! The run directory's layout belongs to [`RunDir`] (in `renju-trainer`).
 
 use anyhow::{bail, Context, Result};
-use renju_arena::gate::GateConfig;
+use renju_arena::gatekeeper::GateConfig;
 use renju_fs::write_atomic;
 use renju_rules::{Protocol, Rule};
 use renju_selfplay::selfplay::SelfplayConfig;

@@ -15,7 +15,7 @@ pub(crate) fn gate_candidate(
     trainer: &Trainer,
     incumbent: u64,
 ) -> Result<(bool, String)> {
-    use renju_arena::gate::{gate, GateConfig};
+    use renju_arena::gatekeeper::{gate, GateConfig};
     use renju_arena::spec::PlayerSpec;
     let candidates = run.candidates();
     let dir = candidates.join(format!("step-{:09}", trainer.step()));
@@ -36,7 +36,7 @@ pub(crate) fn gate_candidate(
         games: cfg.pipeline.gate_games,
         min_score: cfg.pipeline.gate_min_score,
         sprt: if cfg.pipeline.gate_sprt { GateConfig::default().sprt } else { None },
-        arena: renju_arena::arena::ArenaConfig {
+        arena: renju_arena::matches::ArenaConfig {
             size: cfg.game.size,
             rule: cfg.game.rule,
             stone_cap: cfg.game.stone_cap,

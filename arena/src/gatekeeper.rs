@@ -11,7 +11,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::arena::{run_arena, ArenaConfig, OpeningMode};
+use crate::matches::{run_arena, ArenaConfig, OpeningMode};
 use crate::spec::PlayerSpec;
 use crate::sprt::{SprtConfig, SprtDecision, SprtStatus};
 use crate::stats::Wdl;

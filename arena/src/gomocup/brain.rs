@@ -1,0 +1,390 @@
+//! The brain's state: the agent, the position, the rule and the limits the manager sent, and
+//! the commands that change them or answer a move (the protocol is parsed in [`super`]).
+
+use std::time::Duration;
+
+use anyhow::{bail, ensure, Context, Result};
+use renju_rules::board::{MAX_SIZE, MIN_SIZE, SIZES};
+use renju_rules::vcf::Limits;
+use renju_rules::{Action, Color, DecisionKind, Game, Opening, Point, Protocol, Rule};
+
+use super::error;
+use super::tactics::{before_search, defend, Tactic};
+use super::time::TimeBudget;
+use crate::agent::{Agent, Choice, SearchLimit};
+use crate::wire::{format_point, from_wire, parse_xy, rule_from_bits, to_wire, RULE_BIT_CARO};
+
+/// Makes the brain's agent for a board size (errors for sizes it cannot play, e.g. a 15x15
+/// model).
+pub type AgentFactory = Box<dyn FnMut(usize) -> Result<Box<dyn Agent>>>;
+
+/// What the brain says on its first move when the manager has not sent `INFO rule`.
+pub const FREESTYLE_UNTIL_TOLD: &str =
+    "rule: freestyle (five or more wins) until the manager sends INFO rule (4 = renju, 1 = standard)";
+
+/// Brain settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BrainOptions {
+    /// Per-move time when the manager sent no time information. Default 5 s.
+    pub default_turn: Duration,
+    /// Playouts at most per move (`None`: only time and memory limit the search).
+    pub max_playouts: Option<u64>,
+    /// Node budget of the VCF solver run once at the root before each move (the tactics of
+    /// [`super::tactics`]); 0 turns it off. Default 100,000. The search's own VCF check at node
+    /// expansion is the agent's `SearchConfig::vcf_nodes`.
+    pub root_vcf_nodes: u64,
+    /// The `ABOUT` answer.
+    pub about: String,
+}
+
+impl Default for BrainOptions {
+    fn default() -> Self {
+        BrainOptions {
+            default_turn: Duration::from_secs(5),
+            max_playouts: None,
+            root_vcf_nodes: 100_000,
+            about: format!(
+                "name=\"renju-zero\", version=\"{}\", author=\"renju-zero project\", country=\"-\"",
+                env!("CARGO_PKG_VERSION")
+            ),
+        }
+    }
+}
+
+/// The protocol state machine (module docs of [`super`]).
+pub struct Brain {
+    factory: AgentFactory,
+    agent: Option<(usize, Box<dyn Agent>)>,
+    opts: BrainOptions,
+    size: Option<usize>,
+    rule: Rule,
+    /// Whether `INFO rule` was received.
+    rule_told: bool,
+    /// Whether this game's first move already said the rule is freestyle by default.
+    rule_warned: bool,
+    /// Stones in move order (Black first, alternating).
+    moves: Vec<Point>,
+    time: TimeBudget,
+    ended: bool,
+}
+
+impl Brain {
+    /// A brain making agents with `factory`. The rule is freestyle until `INFO rule` says
+    /// otherwise (the protocol's default); the first move after `START` without an `INFO rule`
+    /// says so in a `MESSAGE`.
+    pub fn new(factory: AgentFactory, opts: BrainOptions) -> Brain {
+        Brain {
+            factory,
+            agent: None,
+            opts,
+            size: None,
+            rule: Rule::Freestyle,
+            moves: Vec::new(),
+            rule_told: false,
+            rule_warned: false,
+            time: TimeBudget::default(),
+            ended: false,
+        }
+    }
+
+    /// The rule in effect.
+    pub fn rule(&self) -> Rule {
+        self.rule
+    }
+
+    /// Whether `END` was received.
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// The board side after `START` (`None` before).
+    pub fn size(&self) -> Option<usize> {
+        self.size
+    }
+
+    /// The stones of the current position in move order (Black first, alternating).
+    pub fn moves(&self) -> &[Point] {
+        &self.moves
+    }
+
+    /// The `ABOUT` answer.
+    pub(super) fn about(&self) -> String {
+        self.opts.about.clone()
+    }
+
+    /// `END`: stop after this command.
+    pub(super) fn end(&mut self) {
+        self.ended = true;
+    }
+
+    /// `RESTART`: the empty board of the same size.
+    pub(super) fn restart(&mut self) -> Result<()> {
+        ensure!(self.size.is_some(), "RESTART before START");
+        self.moves.clear();
+        Ok(())
+    }
+
+    pub(super) fn start(&mut self, n: usize) -> Vec<String> {
+        if !SIZES.contains(&n) {
+            return error(format!("unsupported size {n} (this brain plays {MIN_SIZE}..={MAX_SIZE})"));
+        }
+        if self.agent.as_ref().map(|c| c.0) != Some(n) {
+            match (self.factory)(n).and_then(|a| warm(a, n, self.rule)) {
+                Ok(c) => self.agent = Some((n, c)),
+                Err(e) => return error(format!("unsupported size {n}: {e:#}")),
+            }
+        }
+        self.size = Some(n);
+        self.moves.clear();
+        self.rule_warned = false;
+        vec!["OK".into()]
+    }
+
+    pub(super) fn need_board(&self) -> Result<usize> {
+        self.size.context("no board yet: send START first")
+    }
+
+    /// The position of `moves` as it stands (free opening, the brain's rule): stones are not
+    /// replayed through the forbidden-move rules ([`Game::from_position`]), so puzzle and
+    /// analysis positions with a black stone on a now-forbidden point are accepted.
+    pub(super) fn game_of(&self, moves: &[Point]) -> Result<Game> {
+        let size = self.need_board()?;
+        Ok(Game::from_position(size, self.rule, moves)?)
+    }
+
+    fn parse_point(&self, text: &str) -> Result<Point> {
+        let size = self.need_board()?;
+        let (x, y) = parse_xy(text)?;
+        from_wire(x, y, size).with_context(|| format!("{x},{y} is off the {size}x{size} board"))
+    }
+
+    pub(super) fn turn(&mut self, arg: &str) -> Result<()> {
+        let p = self.parse_point(arg).context("TURN")?;
+        let size = self.need_board()?;
+        ensure!(!self.moves.contains(&p), "TURN {}: the point is occupied", format_point(p, size));
+        // A stone played now is judged now: a forbidden black point loses (RULES.md §2).
+        let now = self.game_of(&self.moves)?;
+        if let renju_rules::Verdict::Forbidden(k) = now.board().classify(p, now.next_color()) {
+            bail!("TURN {}: a forbidden point for Black ({k:?}): Black loses", format_point(p, size));
+        }
+        let mut moves = self.moves.clone();
+        moves.push(p);
+        let g = self.game_of(&moves)?;
+        self.moves = moves;
+        if let Some(o) = g.outcome() {
+            bail!("TURN {}: the game is over ({:?}, winner {:?})", format_point(p, size), o.reason, o.winner_color);
+        }
+        Ok(())
+    }
+
+    pub(super) fn board(&mut self, lines: &[String]) -> Result<()> {
+        let size = self.need_board()?;
+        let (mut own, mut opp) = (Vec::new(), Vec::new());
+        for l in lines {
+            let parts: Vec<&str> = l.split(',').map(str::trim).collect();
+            ensure!(parts.len() == 3, "line '{l}' is not x,y,field");
+            let p = self.parse_point(&format!("{},{}", parts[0], parts[1]))?;
+            ensure!(!own.contains(&p) && !opp.contains(&p), "point {} is given twice", format_point(p, size));
+            match parts[2] {
+                "1" => own.push(p),
+                "2" => opp.push(p),
+                f => bail!("line '{l}': field '{f}' must be 1 (own stone) or 2 (opponent's)"),
+            }
+        }
+        let (black, white) = if own.len() == opp.len() {
+            (own, opp)
+        } else if opp.len() == own.len() + 1 {
+            (opp, own)
+        } else {
+            bail!(
+                "{} own and {} opponent stones: we must be to move (equal counts, or one fewer own stone)",
+                own.len(),
+                opp.len()
+            );
+        };
+        let mut moves = Vec::with_capacity(black.len() + white.len());
+        for (k, &b) in black.iter().enumerate() {
+            moves.push(b);
+            if let Some(&w) = white.get(k) {
+                moves.push(w);
+            }
+        }
+        let g = self.game_of(&moves)?;
+        ensure!(g.outcome().is_none(), "the position is already decided ({:?})", g.outcome().map(|o| o.reason));
+        self.moves = moves;
+        Ok(())
+    }
+
+    pub(super) fn info(&mut self, arg: &str) -> Result<Vec<String>> {
+        let (key, value) = arg.split_once(char::is_whitespace).map(|(k, v)| (k, v.trim())).unwrap_or((arg, ""));
+        let key = key.to_ascii_lowercase();
+        let num = || -> Result<u64> {
+            value
+                .parse::<i64>()
+                .map(|v| v.max(0) as u64)
+                .map_err(|_| anyhow::anyhow!("INFO {key}: '{value}' is not a number"))
+        };
+        match key.as_str() {
+            "timeout_turn" => self.time.timeout_turn = Some(num()?),
+            "timeout_match" => self.time.timeout_match = Some(num()?),
+            "time_left" => self.time.time_left = Some(num()?),
+            "max_memory" => self.time.max_memory = Some(num()?),
+            "rule" => {
+                let bits = num()?;
+                self.rule = rule_from_bits(bits);
+                self.rule_told = true;
+                if bits & RULE_BIT_CARO != 0 {
+                    return Ok(vec![format!("MESSAGE rule bit 8 (caro) is not supported; playing {:?}", self.rule)]);
+                }
+            }
+            "" => bail!("INFO needs a key and a value"),
+            _ => {} // game_type, folder, evaluate, ...: not needed.
+        }
+        Ok(Vec::new())
+    }
+
+    pub(super) fn takeback(&mut self, arg: &str) -> Result<()> {
+        let p = self.parse_point(arg).context("TAKEBACK")?;
+        let size = self.need_board()?;
+        ensure!(self.moves.last() == Some(&p), "TAKEBACK {}: not the last stone", format_point(p, size));
+        self.moves.pop();
+        Ok(())
+    }
+
+    pub(super) fn show_forbid(&self) -> Result<String> {
+        let size = self.need_board()?;
+        let g = self.game_of(&self.moves)?;
+        let mut s = String::from("FORBID ");
+        if self.rule == Rule::Renju && g.next_color() == Color::Black {
+            for (p, _) in g.board().forbidden_points() {
+                let (x, y) = to_wire(p, size);
+                s += &format!("{x:02}{y:02}");
+            }
+        }
+        s.push('.');
+        Ok(s)
+    }
+
+    /// The search limit for the next move ([`super::time`]).
+    pub(super) fn limit(&self, empty: usize) -> SearchLimit {
+        self.time.limit(empty, self.opts.default_turn, self.opts.max_playouts)
+    }
+
+    /// Search in `game` and return a legal action (never a forbidden black point), with the
+    /// `MESSAGE` lines to send first. A VCF of the side to move, or a proved defence against the
+    /// opponent's, overrides the search ([`super::tactics`]).
+    fn decide(&mut self, game: &Game) -> Result<(Action, Choice, Vec<String>)> {
+        let size = game.board().size();
+        let empty = size.pow(2) - game.board().stone_count();
+        let limit = self.limit(empty);
+        let vcf_limits = Limits { nodes: self.opts.root_vcf_nodes, time: limit.time.map(|t| t / 4) };
+        let line_text = |line: &[Point]| line.iter().map(|&p| format_point(p, size)).collect::<Vec<_>>().join(" ");
+        let tactic = match game.decision() {
+            DecisionKind::PlaceStone(c) if self.opts.root_vcf_nodes > 0 => before_search(game, c, &vcf_limits),
+            _ => Tactic::None,
+        };
+        if let Tactic::Win { line } = &tactic {
+            let choice = Choice { action: Action::Place(line[0]), value: Some(1.0), playouts: 0 };
+            return Ok((choice.action, choice, vec![format!("MESSAGE VCF {}", line_text(line))]));
+        }
+        let (_, agent) = self.agent.as_mut().context("no board yet: send START first")?;
+        let c = agent.choose_within(game, &limit)?;
+        let mut action = if game.is_legal(c.action) && matches!(c.action, Action::Place(_)) {
+            c.action
+        } else {
+            game.legal_actions().into_iter().find(|a| matches!(a, Action::Place(_))).context("no legal move")?
+        };
+        let mut messages = Vec::new();
+        if let Tactic::Defend { threat, refutations } = &tactic {
+            let p = defend(game, action, refutations, agent.as_mut())?;
+            action = Action::Place(p);
+            messages.push(format!("MESSAGE VCF threat {}: defending at {}", line_text(threat), format_point(p, size)));
+        }
+        Ok((action, c, messages))
+    }
+
+    pub(super) fn think(&mut self) -> Vec<String> {
+        let t0 = std::time::Instant::now();
+        let empty_board = self.moves.is_empty();
+        let mut run = || -> Result<Vec<String>> {
+            let size = self.need_board()?;
+            if self.moves.is_empty() {
+                // The first stone on the centre, as every renju opening rule has it (RULES.md §5).
+                let p = renju_rules::opening::centre(size);
+                self.moves.push(p);
+                return Ok(vec![format_point(p, size)]);
+            }
+            let game = self.game_of(&self.moves)?;
+            ensure!(!game.is_over(), "the game is over");
+            let (action, c, mut out) = self.decide(&game)?;
+            let Action::Place(p) = action else { bail!("the agent did not place a stone") };
+            self.moves.push(p);
+            if let Some(v) = c.value {
+                out.push(format!("MESSAGE playouts {} value {v:+.3}", c.playouts));
+            }
+            out.push(format_point(p, size));
+            Ok(out)
+        };
+        let mut answer = run().unwrap_or_else(|e| error(format!("{e:#}")));
+        if !empty_board {
+            let empty = self.size.map_or(0, |n| n * n - self.moves.len().min(n * n));
+            // The search had `budget`; whatever the answer took beyond it is overhead to reserve.
+            let budget = self.limit(empty.max(1)).time.unwrap_or(Duration::ZERO);
+            self.time.record_answer(t0.elapsed(), budget);
+        }
+        if !self.rule_told && !self.rule_warned {
+            self.rule_warned = true;
+            answer.insert(0, format!("MESSAGE {FREESTYLE_UNTIL_TOLD}"));
+        }
+        answer
+    }
+
+    pub(super) fn swap2(&mut self, lines: &[String]) -> Result<Vec<String>> {
+        let size = self.need_board()?;
+        let stones: Vec<Point> = lines.iter().map(|l| self.parse_point(l)).collect::<Result<_>>()?;
+        match stones.len() {
+            0 => {
+                // The opening whose position is most balanced by the value of the side to move.
+                let mut best: Option<(f32, [Point; 3])> = None;
+                for o in Opening::all() {
+                    let st = o.stones(size);
+                    let g = self.game_of(&st)?;
+                    let (_, ch) = self.agent.as_mut().context("no agent")?;
+                    let v = ch.value(&g)?.unwrap_or(0.0).abs();
+                    if best.is_none_or(|b| v < b.0) {
+                        best = Some((v, st));
+                    }
+                }
+                let (_, st) = best.context("no opening")?;
+                self.moves = st.to_vec();
+                Ok(vec![st.iter().map(|&p| format_point(p, size)).collect::<Vec<_>>().join(" ")])
+            }
+            3 | 5 => {
+                let g = self.game_of(&stones)?;
+                ensure!(!g.is_over(), "the position is already decided");
+                let (action, c, _) = self.decide(&g)?;
+                let v = match c.value {
+                    Some(v) => v,
+                    None => self.agent.as_mut().map_or(Ok(None), |(_, ch)| ch.value(&g))?.unwrap_or(0.0),
+                };
+                self.moves = stones;
+                if v < 0.0 {
+                    Ok(vec![format!("MESSAGE White's value {v:+.3}: taking Black"), "SWAP".into()])
+                } else {
+                    let Action::Place(p) = action else { bail!("no stone chosen") };
+                    self.moves.push(p);
+                    Ok(vec![format!("MESSAGE White's value {v:+.3}: keeping White"), format_point(p, size)])
+                }
+            }
+            n => bail!("expected 0, 3 or 5 stones, got {n}"),
+        }
+    }
+}
+
+/// Warms `agent` (just made, its model loaded) before `START` answers: a 16-playout search on
+/// the empty `size` board, so the first timed move pays no lazy initialisation of the network.
+fn warm(mut agent: Box<dyn Agent>, size: usize, rule: Rule) -> Result<Box<dyn Agent>> {
+    let g = Game::new(size, rule, Protocol::Free { centre: false }, None)?;
+    agent.choose_within(&g, &SearchLimit { playouts: Some(16), time: None })?;
+    Ok(agent)
+}

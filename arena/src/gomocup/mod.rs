@@ -1,0 +1,381 @@
+//! The Gomocup brain: the Piskvork protocol on a line stream (P. Laštovička, M. Petříček,
+//! "Gomoku AI protocol", <https://plastovicka.github.io/protocl2en.htm>; SWAP2BOARD from the
+//! Gomocup 2020 tournament rules; YXBOARD / YXSHOWFORBID from Yixin's extensions).
+//!
+//! [`Brain`] ([`brain`]) is a state machine over commands; it thinks through any
+//! [`crate::agent::Agent`] (the CLI gives it the search agent [`crate::agent::MctsAgent`]) and
+//! never sends a forbidden black move: the agent's answer is checked against the rules crate's
+//! legal actions. The wire format (coordinates, the rule bitmask) is [`crate::wire`]'s. This
+//! module parses the commands and dispatches them; the time budget of a move is [`time`]'s, the
+//! tactics before the search [`tactics`]'.
+//!
+//! Commands (case-insensitive) and answers:
+//! - `START n` → `OK`, or `ERROR` for sizes outside `renju_rules::board::SIZES` (7..=20) or the
+//!   agent's sizes.
+//!   `RECTSTART w,h` → as `START w` when `w == h`, else `ERROR`.
+//! - `RESTART` → `OK` (empty board). `BEGIN` → our move on the empty board.
+//! - `TURN x,y` → records the opponent's stone, answers our move.
+//! - `BOARD` / lines `x,y,f` / `DONE` → our move. `f` = 1 our stone, 2 the opponent's. Stones are
+//!   taken in the order given per side and interleaved Black, White, Black, … (the side to move,
+//!   field 1, is Black when both have as many stones); under renju managers send move order,
+//!   which this reproduces. `YXBOARD` … `DONE`: the same without an answer.
+//! - `INFO key value`: `timeout_turn`, `timeout_match`, `time_left` (ms), `max_memory` (bytes),
+//!   `rule` (bitmask: 4 renju, else 1 exactly five (standard), else freestyle). No answer.
+//!   Until `INFO rule` arrives the brain plays freestyle (the protocol's default) and says so in
+//!   a `MESSAGE` before its first move after `START`.
+//! - `TAKEBACK x,y` → `OK` when `x,y` is the last stone (removed), else `ERROR`.
+//! - `SWAP2BOARD` / stones / `DONE`: 0 stones → three stones `x,y x,y x,y` (black, white, black);
+//!   3 or 5 stones → `SWAP` (we take Black) or our White stone `x,y` (we keep White).
+//! - `YXSHOWFORBID` → `FORBID ` + `xxyy` (two digits each) per forbidden point + `.`.
+//! - `ABOUT` → `name="renju-zero", ...`. `END` → stop.
+//! - Unknown commands → `UNKNOWN ...`; malformed ones → `ERROR <what was wrong>`; the brain keeps
+//!   going either way.
+//!
+//! Coordinates are 0-based `x` (column) and `y` (row from the **top**): protocol `y` is
+//! `size - 1 - Point::y`.
+//!
+//! Time per move: from `timeout_turn`, `timeout_match` / `time_left` and `max_memory`
+//! ([`time`]); with no time information, [`BrainOptions::default_turn`].
+//!
+//! Tactics before the search ([`tactics`], budget [`BrainOptions::root_vcf_nodes`] and at most a
+//! quarter of the move's time): a VCF of the side to move is played at once, announced as
+//! `MESSAGE VCF x,y x,y ...` (the whole line, protocol coordinates); when the opponent has a VCF
+//! and its refutations are proved, the move is one of them, announced as
+//! `MESSAGE VCF threat x,y ...: defending at x,y`.
+
+pub mod brain;
+pub mod tactics;
+pub mod time;
+
+use std::io::{BufRead, Write};
+
+use anyhow::Result;
+
+pub use brain::{AgentFactory, Brain, BrainOptions, FREESTYLE_UNTIL_TOLD};
+
+/// Error answer: `ERROR <message>` on one line.
+fn error(msg: impl std::fmt::Display) -> Vec<String> {
+    vec![format!("ERROR {}", msg.to_string().replace(['\n', '\r'], " "))]
+}
+
+impl Brain {
+    /// Handles one command line; multi-line commands (BOARD, YXBOARD, SWAP2BOARD) read their
+    /// lines from `more` up to `DONE`. Returns the answer lines (possibly none).
+    pub fn handle(&mut self, line: &str, more: &mut dyn Iterator<Item = String>) -> Vec<String> {
+        let line = line.trim();
+        if line.is_empty() {
+            return Vec::new();
+        }
+        let (cmd, arg) = match line.split_once(char::is_whitespace) {
+            Some((c, a)) => (c.to_ascii_uppercase(), a.trim()),
+            None => (line.to_ascii_uppercase(), ""),
+        };
+        match cmd.as_str() {
+            "START" => match arg.parse::<usize>() {
+                Ok(n) => self.start(n),
+                Err(_) => error(format!("START needs a board size, got '{arg}'")),
+            },
+            "RECTSTART" => {
+                let parsed = arg
+                    .split_once(',')
+                    .and_then(|(w, h)| Some((w.trim().parse::<usize>().ok()?, h.trim().parse::<usize>().ok()?)));
+                match parsed {
+                    Some((w, h)) if w == h => self.start(w),
+                    Some((w, h)) => {
+                        error(format!("rectangular boards are not supported ({w}x{h}); use a square board"))
+                    }
+                    None => error(format!("RECTSTART needs width,height, got '{arg}'")),
+                }
+            }
+            "RESTART" => match self.restart() {
+                Ok(()) => vec!["OK".into()],
+                Err(e) => error(e),
+            },
+            "BEGIN" => {
+                if let Err(e) = self.need_board() {
+                    return error(e);
+                }
+                if !self.moves().is_empty() {
+                    return error("BEGIN on a board that already has stones (send RESTART first)");
+                }
+                self.think()
+            }
+            "TURN" => match self.turn(arg) {
+                Ok(()) => self.think(),
+                Err(e) => error(format!("{e:#}")),
+            },
+            "BOARD" | "YXBOARD" => {
+                let lines = read_until_done(more);
+                match self.board(&lines) {
+                    Ok(()) if cmd == "BOARD" => self.think(),
+                    Ok(()) => Vec::new(),
+                    Err(e) => error(format!("{cmd}: {e:#}")),
+                }
+            }
+            "INFO" => match self.info(arg) {
+                Ok(msg) => msg,
+                Err(e) => error(format!("{e:#}")),
+            },
+            "TAKEBACK" => match self.takeback(arg) {
+                Ok(()) => vec!["OK".into()],
+                Err(e) => error(format!("{e:#}")),
+            },
+            "SWAP2BOARD" => {
+                let lines = read_until_done(more);
+                match self.swap2(&lines) {
+                    Ok(v) => v,
+                    Err(e) => error(format!("SWAP2BOARD: {e:#}")),
+                }
+            }
+            "YXSHOWFORBID" => match self.show_forbid() {
+                Ok(s) => vec![s],
+                Err(e) => error(format!("{e:#}")),
+            },
+            "ABOUT" => vec![self.about()],
+            "END" => {
+                self.end();
+                Vec::new()
+            }
+            _ => vec![format!("UNKNOWN command '{cmd}'")],
+        }
+    }
+}
+
+/// Lines up to (not including) `DONE`; blank lines skipped.
+fn read_until_done(more: &mut dyn Iterator<Item = String>) -> Vec<String> {
+    let mut v = Vec::new();
+    for l in more {
+        let t = l.trim();
+        if t.eq_ignore_ascii_case("DONE") {
+            break;
+        }
+        if !t.is_empty() {
+            v.push(t.to_string());
+        }
+    }
+    v
+}
+
+/// Runs `brain` on `input` until `END` or the end of input, writing and flushing every answer.
+pub fn serve(brain: &mut Brain, input: impl BufRead, mut output: impl Write) -> Result<()> {
+    let mut lines = input.lines().map_while(|l| l.ok());
+    while let Some(line) = lines.next() {
+        for answer in brain.handle(&line, &mut lines) {
+            writeln!(output, "{answer}")?;
+        }
+        output.flush()?;
+        if brain.ended() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::{Agent, Choice};
+    use crate::wire::{format_point, from_wire, parse_xy};
+    use renju_rules::vcf::{vcf, Limits, Vcf};
+    use renju_rules::{Action, Color, Game, Point, Rule};
+    use std::time::Duration;
+
+    /// Returns the first forbidden black point if there is one (to prove the brain refuses it),
+    /// else the empty point nearest the centre.
+    struct Naughty;
+    impl Agent for Naughty {
+        fn new_game(&mut self, _seed: u64) -> Result<()> {
+            Ok(())
+        }
+        fn choose(&mut self, game: &Game) -> Result<Choice> {
+            let b = game.board();
+            let n = b.size();
+            let action =
+                if let Some((p, _)) = b.forbidden_points().first().filter(|_| game.next_color() == Color::Black) {
+                    Action::Place(*p)
+                } else {
+                    let c = (n / 2) as i32;
+                    let mut pts: Vec<Point> =
+                        (0..n * n).map(|i| Point::from_index(i, n)).filter(|&p| b.get(p).is_none()).collect();
+                    pts.sort_by_key(|p| ((p.x as i32 - c).abs().max((p.y as i32 - c).abs()), p.index(n)));
+                    Action::Place(pts[0])
+                };
+            Ok(Choice { action, value: Some(0.5), playouts: 1 })
+        }
+        fn value(&mut self, game: &Game) -> Result<Option<f32>> {
+            Ok(Some(if game.board().stones()[2].0.y > game.board().stones()[0].0.y { 0.1 } else { 0.5 }))
+        }
+    }
+
+    fn brain() -> Brain {
+        Brain::new(Box::new(|_| Ok(Box::new(Naughty) as Box<dyn Agent>)), BrainOptions::default())
+    }
+
+    fn run(b: &mut Brain, script: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        serve(b, script.as_bytes(), &mut out).unwrap();
+        String::from_utf8(out).unwrap().lines().filter(|l| !l.starts_with("MESSAGE")).map(String::from).collect()
+    }
+
+    #[test]
+    fn start_begin_turn_and_errors() {
+        let mut b = brain();
+        let out = run(
+            &mut b,
+            "BEGIN\nSTART 40\nSTART 15\nRECTSTART 15,20\nBEGIN\nTURN 0,0\nTURN 0,0\nTURN 7\nTURN a,b\nFOO\nABOUT\nEND\nTURN 1,1\n",
+        );
+        assert!(out[0].starts_with("ERROR") && out[0].contains("START first"), "{out:?}");
+        assert!(out[1].starts_with("ERROR unsupported size 40"));
+        assert_eq!(out[2], "OK");
+        assert!(out[3].starts_with("ERROR rectangular"));
+        assert_eq!(out[4], "7,7", "BEGIN: centre");
+        assert_eq!(out[5], "6,8", "nearest the centre, lowest rules index: g7 = protocol 6,8");
+        assert!(out[6].contains("occupied"), "{}", out[6]);
+        assert!(out[7].starts_with("ERROR") && out[7].contains("x,y"));
+        assert!(out[8].starts_with("ERROR") && out[8].contains("'a'"));
+        assert!(out[9].starts_with("UNKNOWN"));
+        assert!(out[10].starts_with("name=\"renju-zero\""));
+        assert_eq!(out.len(), 11, "END stops the brain: {out:?}");
+    }
+
+    #[test]
+    fn never_plays_a_forbidden_black_point_and_shows_them() {
+        let mut b = brain();
+        // Renju. Black (us, to move: 4 own + 4 opponent stones) has stones making h8 (7,7 in
+        // protocol terms) a double-three: f8 g8 (row), h6 h7 (column); white stones far away.
+        // Protocol coordinates: column x, row from the top: h8 = 7,7; f8 = 5,7; g8 = 6,7;
+        // h7 = 7,8; h6 = 7,9.
+        let script = "START 15\nINFO rule 4\nYXBOARD\n5,7,1\n0,0,2\n6,7,1\n14,0,2\n7,9,1\n0,14,2\n7,8,1\n14,14,2\nDONE\nYXSHOWFORBID\nBOARD\n5,7,1\n0,0,2\n6,7,1\n14,0,2\n7,9,1\n0,14,2\n7,8,1\n14,14,2\nDONE\n";
+        let out = run(&mut b, script);
+        assert_eq!(out[0], "OK");
+        assert_eq!(out[1], "FORBID 0707.");
+        assert_ne!(out[2], "7,7", "the agent proposed the forbidden h8; the brain must refuse it");
+        assert!(!out[2].starts_with("ERROR"), "{out:?}");
+        assert_eq!(b.rule(), Rule::Renju);
+        // Under freestyle the same point is fine and nothing is forbidden.
+        let mut b = brain();
+        let out = run(&mut b, &script.replace("INFO rule 4", "INFO rule 0"));
+        assert_eq!(out[1], "FORBID .");
+    }
+
+    #[test]
+    fn board_errors_and_takeback() {
+        let mut b = brain();
+        let out = run(&mut b, "START 15\nBOARD\n1,1,1\n2,2,1\nDONE\nBOARD\n1,1,3\nDONE\nBOARD\n1,1,1\n2,2,2\nDONE\nTAKEBACK 3,3\nTAKEBACK 7,7\nINFO timeout_turn abc\n");
+        assert!(out[1].contains("2 own and 0 opponent"), "{out:?}");
+        assert!(out[2].contains("field '3'"), "{out:?}");
+        assert_eq!(out[3], "7,7");
+        assert!(out[4].starts_with("ERROR") && out[4].contains("not the last stone"));
+        assert_eq!(out[5], "OK");
+        assert!(out[6].starts_with("ERROR") && out[6].contains("'abc'"));
+    }
+
+    #[test]
+    fn swap2_steps() {
+        let mut b = brain();
+        let out = run(&mut b, "START 15\nSWAP2BOARD\nDONE\nSWAP2BOARD\n7,7\n7,6\n8,6\nDONE\nSWAP2BOARD\n7,7\nDONE\n");
+        // Three stones: black, white, black, of an opening whose value is smallest (the fake
+        // agent gives 0.1 when stone 3 is above stone 1 in rules rows, i.e. lower protocol y).
+        let st: Vec<&str> = out[1].split(' ').collect();
+        assert_eq!(st.len(), 3);
+        assert_eq!(st[0], "7,7");
+        let y3: i64 = st[2].split(',').nth(1).unwrap().parse().unwrap();
+        assert!(y3 < 7, "{out:?}");
+        // Value 0.5 for White (from the agent's choice): keep White and play a stone.
+        assert!(out[2].contains(','), "{out:?}");
+        assert!(out[3].starts_with("ERROR") && out[3].contains("0, 3 or 5"));
+    }
+
+    /// All lines, MESSAGE included.
+    fn run_all(b: &mut Brain, script: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        serve(b, script.as_bytes(), &mut out).unwrap();
+        String::from_utf8(out).unwrap().lines().map(String::from).collect()
+    }
+
+    /// A BOARD command with our stones (field 1) and the opponent's (field 2), rules notation.
+    fn board_cmd(own: &str, opp: &str) -> String {
+        let mut s = String::from("BOARD\n");
+        for (list, f) in [(own, 1), (opp, 2)] {
+            for t in list.split_whitespace() {
+                s += &format!("{},{f}\n", format_point(renju_rules::notation::parse_point(t, 15).unwrap(), 15));
+            }
+        }
+        s + "DONE\n"
+    }
+
+    #[test]
+    fn plays_a_vcf_at_once_and_says_so() {
+        // Black (us) has the four-four VCF of rules/tests/vcf_positions.rs; White has 9 stones
+        // (3 caps, 6 quiet ones far away) so Black is to move. The naughty agent would play
+        // elsewhere.
+        let own = "k12 k13 k14 l10 l9 l8 n12 n13 n14";
+        let opp = "k10 l7 n10 a1 d1 g1 a4 d4 g4";
+        let mut b = brain();
+        let out = run_all(&mut b, &format!("START 15\nINFO rule 4\n{}", board_cmd(own, opp)));
+        let msg = out.iter().find(|l| l.starts_with("MESSAGE VCF ")).unwrap_or_else(|| panic!("{out:?}"));
+        let line: Vec<&str> = msg["MESSAGE VCF ".len()..].split(' ').collect();
+        assert_eq!(line.len(), 7, "{msg}");
+        assert_eq!(out.last().unwrap(), line[0], "the move is the line's first: {out:?}");
+        // Off: the agent's move.
+        let mut b = Brain::new(
+            Box::new(|_| Ok(Box::new(Naughty) as Box<dyn Agent>)),
+            BrainOptions { root_vcf_nodes: 0, ..BrainOptions::default() },
+        );
+        let out = run_all(&mut b, &format!("START 15\nINFO rule 4\n{}", board_cmd(own, opp)));
+        assert!(!out.iter().any(|l| l.starts_with("MESSAGE VCF")), "{out:?}");
+    }
+
+    #[test]
+    fn defends_against_an_opponent_vcf() {
+        // White (us, to move: one stone fewer) faces Black's four-three threat f10
+        // (rules/tests/vcf_positions.rs); the naughty agent plays near the centre, which does not
+        // defend.
+        let own = "b10 a1 d1 g1 a4";
+        let opp = "c10 d10 e10 f11 f12 g14";
+        let mut b = brain();
+        let out = run_all(&mut b, &format!("START 15\nINFO rule 4\n{}", board_cmd(own, opp)));
+        let msg = out.iter().find(|l| l.starts_with("MESSAGE VCF threat")).unwrap_or_else(|| panic!("{out:?}"));
+        let mv = out.last().unwrap();
+        assert!(msg.ends_with(&format!("defending at {mv}")), "{out:?}");
+        let (x, y) = parse_xy(mv).unwrap();
+        let p = from_wire(x, y, 15).unwrap();
+        let game = b.game_of(&b.moves()[..b.moves().len() - 1]).unwrap();
+        assert_eq!(game.next_color(), Color::White);
+        let mut board = game.board().clone();
+        board.place(p, Color::White);
+        assert_eq!(vcf(&board, Color::Black, &Limits::nodes(1_000_000)), Vcf::NoWin, "{mv} must refute");
+    }
+
+    #[test]
+    fn time_budget() {
+        let mut b = brain();
+        run(&mut b, "START 15\nINFO timeout_turn 1000\nINFO timeout_match 100000\nINFO time_left 20000\nINFO max_memory 8000000\n");
+        let l = b.limit(200);
+        // min(1000, 20000 / max(10, 50)) = 400 ms -> 0.85 * 400 - 30 = 310 ms.
+        assert_eq!(l.time, Some(Duration::from_millis(310)));
+        // 8e6 / 2 / (40 * 200) = 500 playouts.
+        assert_eq!(l.playouts, Some(500));
+    }
+
+    #[test]
+    fn says_it_plays_freestyle_until_told_the_rule() {
+        // No INFO rule: the first move after START says so, once.
+        let mut b = brain();
+        let out = run_all(&mut b, "START 15\nBEGIN\nTURN 0,0\n");
+        let told: Vec<&String> = out.iter().filter(|l| l.contains("INFO rule")).collect();
+        assert_eq!(told, [&format!("MESSAGE {FREESTYLE_UNTIL_TOLD}")], "{out:?}");
+        assert_eq!(out[1], format!("MESSAGE {FREESTYLE_UNTIL_TOLD}"), "before the first move: {out:?}");
+        assert_eq!(out[2], "7,7");
+        assert_eq!(b.rule(), Rule::Freestyle);
+        // Again after the next START.
+        let out = run_all(&mut b, "START 15\nBEGIN\n");
+        assert!(out.contains(&format!("MESSAGE {FREESTYLE_UNTIL_TOLD}")), "{out:?}");
+        // With INFO rule (any value, freestyle included) nothing is said.
+        for rule in ["4", "0"] {
+            let mut b = brain();
+            let out = run_all(&mut b, &format!("START 15\nINFO rule {rule}\nBEGIN\nTURN 0,0\n"));
+            assert!(!out.iter().any(|l| l.contains("INFO rule")), "{out:?}");
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! The brain's budget for one move, from the manager's `INFO` time and memory limits.
+//!
+//! Time: `timeout_turn` (0 = as fast as possible), and with a match limit at most
+//! `time_left / max(10, empty points / 4)`; 85% of that minus 30 ms minus the reserve is the
+//! search budget. With no time information, the brain's default per-move time. The reserve is
+//! the largest recent overshoot of a move's answer past its search budget (building the
+//! position, answering, a last slow batch), decaying by a quarter per move.
+//!
+//! Memory: `max_memory` caps the playouts so the tree stays under half of it (40 bytes per child
+//! node: the search's `NODE_BYTES` = 32 plus a quarter for the node arena's spare capacity).
+
+use std::time::Duration;
+
+use crate::agent::SearchLimit;
+
+/// The manager's limits (`INFO timeout_turn`, `timeout_match`, `time_left` in ms, `max_memory`
+/// in bytes; `None` until sent) and the reserve learnt from past moves.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TimeBudget {
+    pub timeout_turn: Option<u64>,
+    pub timeout_match: Option<u64>,
+    pub time_left: Option<u64>,
+    pub max_memory: Option<u64>,
+    /// Time reserved per move for what the search budget does not cover (module docs).
+    reserve: Duration,
+}
+
+impl TimeBudget {
+    /// The search limit for a move with `empty` empty points (module docs): `default_turn` when
+    /// the manager sent no time limit, playouts at most `max_playouts` and the memory cap.
+    pub fn limit(&self, empty: usize, default_turn: Duration, max_playouts: Option<u64>) -> SearchLimit {
+        let mut budget: Option<u64> = self.timeout_turn;
+        if self.timeout_match.is_some_and(|m| m > 0) {
+            if let Some(left) = self.time_left {
+                let share = left / (empty as u64 / 4).max(10);
+                budget = Some(budget.map_or(share, |b| if b == 0 { share } else { b.min(share) }));
+            }
+        }
+        let time = match budget {
+            Some(ms) => {
+                Duration::from_millis(ms).mul_f64(0.85).saturating_sub(Duration::from_millis(30) + self.reserve)
+            }
+            None => default_turn,
+        };
+        let mut playouts = max_playouts;
+        if let Some(mem) = self.max_memory.filter(|&m| m > 0) {
+            let node_bytes = (renju_selfplay::mcts::NODE_BYTES * 5 / 4) as u64;
+            let cap = (mem / 2 / (node_bytes * empty.max(1) as u64)).max(1);
+            playouts = Some(playouts.map_or(cap, |p| p.min(cap)));
+        }
+        SearchLimit { playouts, time: Some(time) }
+    }
+
+    /// Learns from one answer: it took `elapsed` against a search budget of `budget`; whatever
+    /// it took beyond that is overhead to reserve on later moves.
+    pub fn record_answer(&mut self, elapsed: Duration, budget: Duration) {
+        let over = elapsed.saturating_sub(budget);
+        self.reserve = (self.reserve * 3 / 4).max(over);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limit_from_turn_match_and_memory() {
+        let t = TimeBudget {
+            timeout_turn: Some(1000),
+            timeout_match: Some(100_000),
+            time_left: Some(20_000),
+            max_memory: Some(8_000_000),
+            ..TimeBudget::default()
+        };
+        let l = t.limit(200, Duration::from_secs(5), None);
+        // min(1000, 20000 / max(10, 50)) = 400 ms -> 0.85 * 400 - 30 = 310 ms.
+        assert_eq!(l.time, Some(Duration::from_millis(310)));
+        // 8e6 / 2 / (40 * 200) = 500 playouts.
+        assert_eq!(l.playouts, Some(500));
+        // A smaller playout cap of the brain wins over the memory cap.
+        assert_eq!(t.limit(200, Duration::from_secs(5), Some(100)).playouts, Some(100));
+    }
+
+    #[test]
+    fn no_time_information_uses_the_default_turn() {
+        let l = TimeBudget::default().limit(225, Duration::from_secs(5), Some(7));
+        assert_eq!(l, SearchLimit { playouts: Some(7), time: Some(Duration::from_secs(5)) });
+    }
+
+    #[test]
+    fn overshoot_is_reserved_and_decays() {
+        let mut t = TimeBudget { timeout_turn: Some(400), ..TimeBudget::default() };
+        let limit = |t: &TimeBudget| t.limit(100, Duration::ZERO, None).time.unwrap();
+        assert_eq!(limit(&t), Duration::from_millis(310)); // 0.85 * 400 - 30
+        t.record_answer(Duration::from_millis(390), Duration::from_millis(310));
+        assert_eq!(limit(&t), Duration::from_millis(230), "80 ms overshoot reserved");
+        t.record_answer(Duration::from_millis(200), Duration::from_millis(230));
+        assert_eq!(limit(&t), Duration::from_millis(250), "no overshoot: the reserve decays to 60 ms");
+    }
+}
