@@ -32,8 +32,8 @@ use anyhow::{bail, ensure, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::agent::SearchSettings;
-use crate::matches::{run_arena, ArenaConfig, OpeningMode};
 use crate::engine::EngineSpec;
+use crate::matches::{run_arena, ArenaConfig, OpeningMode};
 use crate::output::{csv_string, svg_score_chart, xml_escape};
 use crate::spec::{PlayerKind, PlayerSpec};
 use renju_fs::write_atomic;

@@ -8,10 +8,10 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result};
 use renju_arena::agent::{SearchLimit, SearchSettings};
-use renju_arena::matches::{ArenaConfig, OpeningMode};
 use renju_arena::curve::{
     due_generations, play_point, CurveConfig, CurveDir, CurveGeneration, CurveOpponent, OpponentKind,
 };
+use renju_arena::matches::{ArenaConfig, OpeningMode};
 use renju_selfplay::eval::EvaluatorSpec;
 use renju_selfplay::record::{list_shards, read_shard_meta};
 use renju_trainer::model::{list_generations, CONFIG_FILE};
