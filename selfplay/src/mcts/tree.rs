@@ -1,0 +1,777 @@
+//! The search tree [`Mcts`] and its operations: playouts ([`Mcts::gather`]: selection by PUCT,
+//! expansion through the position walker, virtual loss), delivery of the evaluations and backup
+//! by player identity ([`Mcts::deliver`]), and tree reuse ([`Mcts::advance`]).
+
+use super::config::SearchConfig;
+use super::gumbel::GumbelSearch;
+use super::node::{
+    by_prior, sign, sort_tail, ChildSorter, Node, NodeState, F_CHECKED, F_PRUNED, F_TAIL_UNSORTED, NONE, SORTED_PREFIX,
+};
+use crate::action::action_space_size;
+use crate::encode::{NUM_GLOBALS, NUM_PLANES};
+use crate::walker::{is_plain_play, Expansion, FastWalker, GameWalker};
+use rand::Rng;
+use renju_rules::{Game, Player};
+use NodeState::{Expanded, Leaf, Pending, Terminal};
+
+/// Children scored together in [`Mcts::select`]'s fast path.
+const CHUNK: usize = 8;
+
+pub(super) enum Walker {
+    Fast(Box<FastWalker>),
+    Game(Box<GameWalker>),
+}
+
+impl Walker {
+    fn new(game: &Game) -> Walker {
+        if is_plain_play(game) {
+            Walker::Fast(Box::new(FastWalker::new(game)))
+        } else {
+            Walker::Game(Box::new(GameWalker::new(game)))
+        }
+    }
+    fn reset(&mut self) {
+        match self {
+            Walker::Fast(w) => w.reset(),
+            Walker::Game(w) => w.reset(),
+        }
+    }
+    fn decider(&self) -> Player {
+        match self {
+            Walker::Fast(w) => w.decider(),
+            Walker::Game(w) => w.decider(),
+        }
+    }
+    fn apply(&mut self, i: usize) -> Option<f32> {
+        match self {
+            Walker::Fast(w) => w.apply(i),
+            Walker::Game(w) => w.apply(i),
+        }
+    }
+    fn expand(&mut self, is_root: bool, cfg: &SearchConfig, out: &mut Vec<u16>) -> Expansion {
+        match self {
+            Walker::Fast(w) => {
+                let e = w.expand(is_root, if cfg.shortcuts { cfg.vcf_nodes } else { 0 }, out);
+                if cfg.shortcuts || e == Expansion::NeedsEval {
+                    e
+                } else {
+                    // Without shortcuts: every empty point, evaluated.
+                    out.clear();
+                    let size = w.board().size();
+                    for i in 0..size * size {
+                        if w.board().get(renju_rules::Point::from_index(i, size)).is_none() {
+                            out.push(i as u16);
+                        }
+                    }
+                    Expansion::NeedsEval
+                }
+            }
+            Walker::Game(w) => w.expand(out),
+        }
+    }
+    fn needs_check(&self) -> bool {
+        match self {
+            Walker::Fast(w) => w.needs_check(),
+            Walker::Game(_) => false,
+        }
+    }
+    fn is_legal(&self, i: usize) -> bool {
+        match self {
+            Walker::Fast(w) => w.is_legal(i),
+            Walker::Game(_) => true,
+        }
+    }
+    /// Encode into a freshly zero-filled `planes` buffer.
+    fn encode_zeroed(&self, planes: &mut [f32], globals: &mut [f32]) {
+        match self {
+            Walker::Fast(w) => w.encode_zeroed(planes, globals),
+            Walker::Game(w) => w.encode(planes, globals),
+        }
+    }
+}
+
+/// Counters of one search (since creation or the last [`Mcts::take_stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchStats {
+    /// Playouts completed (backed up): evaluated leaves plus terminal / proven leaves.
+    pub playouts: u64,
+    /// Leaves sent for evaluation.
+    pub evaluations: u64,
+    /// Playouts abandoned because they reached a leaf already awaiting evaluation.
+    pub collisions: u64,
+}
+
+/// One search tree over a [`Game`], reusable across moves.
+pub struct Mcts {
+    pub(super) cfg: SearchConfig,
+    pub(super) size: usize,
+    pub(super) nodes: Vec<Node>,
+    pub(super) root: u32,
+    pub(super) walker: Walker,
+    /// Paths of leaves awaiting evaluation, flattened; `pending[k] = (leaf, path start, path end)`.
+    pub(super) pending: Vec<(u32, u32, u32)>,
+    pub(super) paths: Vec<u32>,
+    pub(super) path: Vec<u32>,
+    pub(super) scratch: Vec<u16>,
+    /// Scratch of [`Mcts::sort_children`].
+    pub(super) sorter: ChildSorter,
+    pub(super) noise_wanted: bool,
+    /// A Gumbel root search asked for by [`Mcts::start_gumbel`] and not yet started (the root is
+    /// not expanded): `(budget, noise, seed of the noise)`.
+    pub(super) gumbel_wanted: Option<(u32, bool, u64)>,
+    pub(super) gumbel: Option<GumbelSearch>,
+    pub(super) stats: SearchStats,
+}
+
+impl Mcts {
+    /// A fresh tree rooted at `game` (which must not be over).
+    pub fn new(game: &Game, cfg: SearchConfig) -> Mcts {
+        let size = game.board().size();
+        let mut nodes = Vec::with_capacity(4096);
+        nodes.push(Node::new(0, 1.0, F_CHECKED));
+        Mcts {
+            cfg,
+            size,
+            nodes,
+            root: 0,
+            walker: Walker::new(game),
+            pending: Vec::new(),
+            paths: Vec::new(),
+            path: Vec::with_capacity(64),
+            scratch: Vec::with_capacity(400),
+            sorter: ChildSorter::with_capacity(400),
+            noise_wanted: false,
+            gumbel_wanted: None,
+            gumbel: None,
+            stats: SearchStats::default(),
+        }
+    }
+
+    /// The search parameters.
+    pub fn config(&self) -> &SearchConfig {
+        &self.cfg
+    }
+
+    /// Number of leaves awaiting [`Mcts::deliver`].
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Counters since the last call; resets them.
+    pub fn take_stats(&mut self) -> SearchStats {
+        std::mem::take(&mut self.stats)
+    }
+
+    /// Order the children of the freshly expanded `node` for [`Mcts::select`] as a stable sort
+    /// by prior (descending; equal priors in the order made, as the line-pattern net gives
+    /// identical logits to points with identical surroundings) would. Only the first
+    /// [`SORTED_PREFIX`] are placed now: the highest priors, chosen by a selection over
+    /// `(prior, position)` keys and sorted; the others follow in the order made, and
+    /// [`Mcts::sort_tail`] sorts them stably if the scan ever reaches them. The final order is
+    /// the full stable sort's, so the search is the same, only cheaper.
+    fn sort_children(&mut self, node: u32) {
+        let kids = self.nodes[node as usize].children();
+        let n = kids.len();
+        if n <= SORTED_PREFIX || node == self.root {
+            // The root in full: root noise and the Gumbel root go through every child in order.
+            self.nodes[kids].sort_by(by_prior);
+            return;
+        }
+        self.sort_prefix(node);
+    }
+
+    /// The partial order of [`Mcts::sort_children`] for a node of more than [`SORTED_PREFIX`]
+    /// children: the sorted prefix, then the rest in the order made; sets [`F_TAIL_UNSORTED`].
+    fn sort_prefix(&mut self, node: u32) {
+        let kids = self.nodes[node as usize].children();
+        self.sorter.sort_prefix(&mut self.nodes[kids]);
+        self.nodes[node as usize].flags |= F_TAIL_UNSORTED;
+    }
+
+    /// Sorts the children of `node` after the first [`SORTED_PREFIX`] (see [`F_TAIL_UNSORTED`]),
+    /// stably, so equal priors keep the order made.
+    fn sort_tail(&mut self, node: u32) {
+        let kids = self.nodes[node as usize].children();
+        sort_tail(&mut self.nodes[kids]);
+        self.nodes[node as usize].flags &= !F_TAIL_UNSORTED;
+    }
+
+    /// Run playouts until `max_leaves` leaves await evaluation, or `max_playouts` playouts were
+    /// attempted (terminal ones complete at once). The leaves' encodings are appended to
+    /// `planes` (`[k, C, S, S]`) and `globals` (`[k, G]`). Returns the number of leaves added.
+    pub fn gather(
+        &mut self,
+        max_leaves: usize,
+        max_playouts: usize,
+        planes: &mut Vec<f32>,
+        globals: &mut Vec<f32>,
+    ) -> usize {
+        let mut added = 0;
+        let pl = NUM_PLANES * self.size * self.size;
+        for _ in 0..max_playouts {
+            if added >= max_leaves {
+                break;
+            }
+            let gumbel = self.gumbel.is_some() || self.gumbel_wanted.is_some();
+            if gumbel && !self.plan_gumbel() {
+                break;
+            }
+            let forced = self.gumbel.as_ref().and_then(|g| g.next()).is_some();
+            let end = self.playout();
+            if forced && !matches!(end, PlayoutEnd::Collision) {
+                self.gumbel.as_mut().expect("gumbel search").spend();
+            }
+            match end {
+                PlayoutEnd::Done => {}
+                PlayoutEnd::Collision => {
+                    self.stats.collisions += 1;
+                    self.walker.reset();
+                    break;
+                }
+                PlayoutEnd::Leaf => {
+                    let s = planes.len();
+                    planes.resize(s + pl, 0.0);
+                    let g = globals.len();
+                    globals.resize(g + NUM_GLOBALS, 0.0);
+                    self.walker.encode_zeroed(&mut planes[s..], &mut globals[g..]);
+                    added += 1;
+                    self.stats.evaluations += 1;
+                }
+            }
+            self.walker.reset();
+        }
+        added
+    }
+
+    /// One playout from the root.
+    fn playout(&mut self) -> PlayoutEnd {
+        self.path.clear();
+        let mut node = self.root;
+        self.path.push(node);
+        let mut depth = 0usize;
+        loop {
+            let nd = self.nodes[node as usize];
+            match nd.state {
+                Terminal => {
+                    let v = nd.terminal;
+                    self.backup_direct(v);
+                    return PlayoutEnd::Done;
+                }
+                Pending => return PlayoutEnd::Collision,
+                Leaf => {
+                    let decider = self.walker.decider().index() as u8;
+                    let mut acts = std::mem::take(&mut self.scratch);
+                    let mut e = self.walker.expand(depth == 0, &self.cfg, &mut acts);
+                    let checked = if !self.walker.needs_check() {
+                        F_CHECKED
+                    } else if depth == 0 {
+                        e = self.repair_root_actions(&mut acts, e, decider);
+                        F_CHECKED
+                    } else {
+                        // Deeper children are checked lazily, in `select`.
+                        0
+                    };
+                    match e {
+                        Expansion::Terminal(v) => {
+                            self.scratch = acts;
+                            let n = &mut self.nodes[node as usize];
+                            n.state = Terminal;
+                            n.terminal = v;
+                            self.backup_direct(v);
+                            return PlayoutEnd::Done;
+                        }
+                        Expansion::Forced => {
+                            let p = 1.0 / acts.len() as f32;
+                            self.create_children(node, decider, &acts, p, checked);
+                            self.nodes[node as usize].state = Expanded;
+                            self.scratch = acts;
+                            continue;
+                        }
+                        Expansion::NeedsEval => {
+                            self.create_children(node, decider, &acts, 0.0, checked);
+                            self.scratch = acts;
+                            self.nodes[node as usize].state = Pending;
+                            for &i in &self.path {
+                                self.nodes[i as usize].vl += 1;
+                            }
+                            let s = self.paths.len() as u32;
+                            self.paths.extend_from_slice(&self.path);
+                            self.pending.push((node, s, self.paths.len() as u32));
+                            return PlayoutEnd::Leaf;
+                        }
+                    }
+                }
+                Expanded => {
+                    let forced = if depth == 0 { self.gumbel.as_ref().and_then(|g| g.next()) } else { None };
+                    let Some(child) = forced.or_else(|| self.select(node, depth == 0)) else {
+                        // Every child was pruned as forbidden: Black has no legal move and loses.
+                        let v = -sign(nd.decider);
+                        let n = &mut self.nodes[node as usize];
+                        n.state = Terminal;
+                        n.terminal = v;
+                        self.backup_direct(v);
+                        return PlayoutEnd::Done;
+                    };
+                    let action = self.nodes[child as usize].action as usize;
+                    let t = self.walker.apply(action);
+                    if let Some(v) = t {
+                        let c = &mut self.nodes[child as usize];
+                        if c.state == Leaf {
+                            c.state = Terminal;
+                            c.terminal = v;
+                        }
+                    }
+                    self.path.push(child);
+                    node = child;
+                    depth += 1;
+                }
+            }
+        }
+    }
+
+    /// Root legality repair: the root's children must be exactly the legal moves (policy targets
+    /// never hold a forbidden point), while deeper children are checked lazily. Drops the
+    /// forbidden ones from `acts`; when the only block of a five was forbidden (Black cannot
+    /// block), every legal move becomes a child to evaluate; with no legal move left the root
+    /// decider has lost. Returns the expansion to apply.
+    fn repair_root_actions(&self, acts: &mut Vec<u16>, e: Expansion, decider: u8) -> Expansion {
+        let w = &self.walker;
+        acts.retain(|&a| w.is_legal(a as usize));
+        let mut e = e;
+        if acts.is_empty() && e == Expansion::Forced {
+            if let Walker::Fast(fw) = &self.walker {
+                let size = self.size;
+                acts.extend(
+                    (0..size * size)
+                        .filter(|&i| {
+                            fw.board().get(renju_rules::Point::from_index(i, size)).is_none() && fw.is_legal(i)
+                        })
+                        .map(|i| i as u16),
+                );
+            }
+            e = Expansion::NeedsEval;
+        }
+        if acts.is_empty() {
+            e = Expansion::Terminal(-sign(decider));
+        }
+        e
+    }
+
+    fn create_children(&mut self, node: u32, decider: u8, acts: &[u16], prior: f32, flags: u8) {
+        let first = self.nodes.len() as u32;
+        self.nodes.extend(acts.iter().map(|&a| Node::new(a, prior, flags)));
+        let n = &mut self.nodes[node as usize];
+        n.first_child = first;
+        n.num_children = acts.len() as u16;
+        n.decider = decider;
+    }
+
+    /// PUCT selection among the children of `node`; lazily prunes forbidden black points.
+    fn select(&mut self, node: u32, is_root: bool) -> Option<u32> {
+        let nd = self.nodes[node as usize];
+        let s = sign(nd.decider);
+        let parent_n = (nd.n + nd.vl) as f32;
+        let sqrt_n = parent_n.max(1.0).sqrt();
+        let parent_q = if nd.n > 0 { s * nd.w / nd.n as f32 } else { 0.0 };
+        let fpu_red = if is_root { self.cfg.root_fpu_reduction } else { self.cfg.fpu_reduction };
+        let c = self.cfg.c_puct;
+        let mut visited_prior = 0.0f32;
+        let mut best = None;
+        let mut best_score = f32::NEG_INFINITY;
+        let std::ops::Range { mut start, end } = nd.children();
+        // Scan the visited children over a slice (no bounds checks) up to the first unvisited
+        // live child; that one is checked for legality (if not yet), scored with the FPU and
+        // ends the scan, or, when forbidden, is pruned and the scan resumes after it.
+        loop {
+            let mut stop = None;
+            let kids = &self.nodes[start..end];
+            let mut k = 0;
+            while k < kids.len() {
+                // Fast path: CHUNK live visited children in a row. Their scores are computed
+                // independently (the compiler may use vector arithmetic: the same IEEE operations
+                // in the same order per child, so the same values), then the running prior sum
+                // and the first-maximum comparison go through them in order, as below.
+                if let Some(ch) = kids.get(k..k + CHUNK) {
+                    let ch: &[Node; CHUNK] = ch.try_into().expect("chunk");
+                    if ch.iter().all(|x| x.flags & F_PRUNED == 0 && x.n + x.vl != 0) {
+                        let mut sc = [0.0f32; CHUNK];
+                        for (o, x) in sc.iter_mut().zip(ch) {
+                            let nn = x.n + x.vl;
+                            let q = (s * x.w - x.vl as f32) / nn as f32;
+                            *o = q + c * x.prior * sqrt_n / (1.0 + nn as f32);
+                        }
+                        for (j, (&score, x)) in sc.iter().zip(ch).enumerate() {
+                            visited_prior += x.prior;
+                            if score > best_score {
+                                best_score = score;
+                                best = Some((start + k + j) as u32);
+                            }
+                        }
+                        k += CHUNK;
+                        continue;
+                    }
+                }
+                let ch = &kids[k];
+                k += 1;
+                if ch.flags & F_PRUNED != 0 {
+                    continue;
+                }
+                let nn = ch.n + ch.vl;
+                if nn == 0 {
+                    stop = Some(start + k - 1);
+                    break;
+                }
+                visited_prior += ch.prior;
+                let q = (s * ch.w - ch.vl as f32) / nn as f32;
+                let score = q + c * ch.prior * sqrt_n / (1.0 + nn as f32);
+                if score > best_score {
+                    best_score = score;
+                    best = Some((start + k - 1) as u32);
+                }
+            }
+            let Some(i) = stop else { break };
+            if self.nodes[node as usize].flags & F_TAIL_UNSORTED != 0 && i >= nd.first_child as usize + SORTED_PREFIX {
+                // The scan reached the unsorted tail: sort it and look again from here (its
+                // best child comes first; nothing before `i` changes).
+                self.sort_tail(node);
+                start = i;
+                continue;
+            }
+            let ch = self.nodes[i];
+            if ch.flags & F_CHECKED == 0 {
+                if !self.walker.is_legal(ch.action as usize) {
+                    self.nodes[i].flags |= F_PRUNED;
+                    start = i + 1;
+                    continue;
+                }
+                self.nodes[i].flags |= F_CHECKED;
+            }
+            let q = parent_q - fpu_red * visited_prior.sqrt();
+            let score = q + c * ch.prior * sqrt_n;
+            if score > best_score {
+                best = Some(i as u32);
+            }
+            break;
+        }
+        best
+    }
+
+    fn backup_direct(&mut self, v_first: f32) {
+        for &i in &self.path {
+            let n = &mut self.nodes[i as usize];
+            n.n += 1;
+            n.w += v_first;
+        }
+        self.stats.playouts += 1;
+    }
+
+    /// Deliver the evaluator's output for the leaves of the last [`Mcts::gather`] calls, in
+    /// order: `logits: [k, A]`, `wdl: [k, 3]` (deciding player's view). Expands the leaves (softmax
+    /// of the logits over their children) and backs the values up, removing the virtual loss.
+    ///
+    /// # Panics
+    /// When the lengths do not match the number of pending leaves.
+    pub fn deliver<R: Rng>(&mut self, logits: &[f32], wdl: &[f32], rng: &mut R) {
+        let a = action_space_size(self.size);
+        let k = self.pending.len();
+        assert_eq!(logits.len(), k * a, "deliver: logits has {} floats, expected {k} leaves x {a}", logits.len());
+        assert_eq!(wdl.len(), k * 3, "deliver: wdl has {} floats, expected {k} leaves x 3", wdl.len());
+        let pending = std::mem::take(&mut self.pending);
+        for (j, &(leaf, ps, pe)) in pending.iter().enumerate() {
+            let row = &logits[j * a..(j + 1) * a];
+            let nd = self.nodes[leaf as usize];
+            let (c0, c1) = (nd.children().start, nd.children().end);
+            let mut m = f32::NEG_INFINITY;
+            for ch in &self.nodes[c0..c1] {
+                m = m.max(row[ch.action as usize]);
+            }
+            let mut total = 0.0;
+            // The exponentials go into the priors directly, then are normalised in place.
+            for ch in &mut self.nodes[c0..c1] {
+                let e = (row[ch.action as usize] - m).exp();
+                ch.prior = e;
+                total += e;
+            }
+            let inv = if total > 0.0 && total.is_finite() { 1.0 / total } else { 0.0 };
+            for ch in &mut self.nodes[c0..c1] {
+                ch.prior = if inv > 0.0 { ch.prior * inv } else { 1.0 / (c1 - c0) as f32 };
+            }
+            self.nodes[leaf as usize].state = Expanded;
+            self.sort_children(leaf);
+            let w = &wdl[j * 3..j * 3 + 3];
+            let v = (w[0] - w[2]) * sign(nd.decider);
+            for &i in &self.paths[ps as usize..pe as usize] {
+                let n = &mut self.nodes[i as usize];
+                n.vl -= 1;
+                n.n += 1;
+                n.w += v;
+            }
+            self.stats.playouts += 1;
+        }
+        self.paths.clear();
+        self.pending = pending;
+        self.pending.clear();
+        self.apply_noise_if_ready(rng);
+        self.start_gumbel_if_ready();
+    }
+
+    /// Move the root to the child reached by `action` (tree reuse), with `game` the position
+    /// after it. Nodes outside the kept subtree are dropped. Requires nothing pending.
+    pub fn advance(&mut self, action: usize, game: &Game) {
+        assert!(self.pending.is_empty(), "advance with leaves pending evaluation");
+        self.noise_wanted = false;
+        self.gumbel_wanted = None;
+        self.gumbel = None;
+        let r = self.nodes[self.root as usize];
+        let mut keep = NONE;
+        if r.state == Expanded {
+            for i in r.children() {
+                if self.nodes[i].action as usize == action {
+                    keep = i as u32;
+                }
+            }
+        }
+        let mut fresh = Vec::with_capacity(self.nodes.len().max(4096));
+        if keep != NONE && self.nodes[keep as usize].state == Expanded {
+            // Breadth-first copy keeps children contiguous.
+            let mut root = self.nodes[keep as usize];
+            root.prior = 1.0;
+            fresh.push(root);
+            let mut q = 0usize;
+            while q < fresh.len() {
+                let nd: Node = fresh[q];
+                if nd.first_child != NONE && nd.num_children > 0 && nd.state == Expanded {
+                    let start = fresh.len() as u32;
+                    fresh.extend_from_slice(&self.nodes[nd.children()]);
+                    fresh[q].first_child = start;
+                } else {
+                    fresh[q].first_child = NONE;
+                    fresh[q].num_children = 0;
+                    if fresh[q].state != Terminal {
+                        fresh[q].state = Leaf;
+                    }
+                }
+                q += 1;
+            }
+            // The kept root's children legality was checked lazily; check them all now.
+        } else {
+            fresh.push(Node::new(0, 1.0, F_CHECKED));
+        }
+        self.nodes = fresh;
+        self.root = 0;
+        self.walker = Walker::new(game);
+        // The root's children in their full order (root noise and the Gumbel root go through
+        // them in order): a kept interior node may still have its tail unsorted.
+        if self.nodes[0].flags & F_TAIL_UNSORTED != 0 {
+            self.sort_tail(0);
+        }
+        // Root children must be exactly legal (the policy target never holds a forbidden point).
+        let r = self.nodes[0];
+        if r.state == Expanded {
+            let mut live = 0;
+            for i in r.children() {
+                let c = self.nodes[i];
+                if c.flags & (F_CHECKED | F_PRUNED) == 0 {
+                    let legal = self.walker.is_legal(c.action as usize);
+                    self.nodes[i].flags |= if legal { F_CHECKED } else { F_PRUNED };
+                }
+                live += (self.nodes[i].flags & F_PRUNED == 0) as usize;
+            }
+            if live == 0 {
+                // Only forbidden blocks were kept: start afresh so the root lists every legal move.
+                self.nodes.clear();
+                self.nodes.push(Node::new(0, 1.0, F_CHECKED));
+            }
+        }
+    }
+
+    /// Number of nodes in the arena (memory use is [`NODE_BYTES`] = 32 bytes per node, plus the
+    /// arena's spare capacity).
+    pub fn tree_size(&self) -> usize {
+        self.nodes.len()
+    }
+}
+
+enum PlayoutEnd {
+    Done,
+    Leaf,
+    Collision,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::{Evaluator, HeuristicEvaluator};
+    use crate::mcts::search_with;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use renju_rules::{Action, Point, Protocol, Rule};
+
+    /// PUCT scores of every live child of `node`, from the definitions in the module docs
+    /// (visited: `Q + c P sqrt(N) / (1 + n)`; unvisited: `FPU + c P sqrt(N)`), no virtual loss.
+    fn reference_scores(m: &Mcts, node: u32, is_root: bool) -> Vec<(u32, f32)> {
+        let nd = m.nodes[node as usize];
+        let s = sign(nd.decider);
+        let sqrt_n = (nd.n as f32).max(1.0).sqrt();
+        let live: Vec<u32> = nd.children().filter(|&i| m.nodes[i].flags & F_PRUNED == 0).map(|i| i as u32).collect();
+        let visited_prior: f32 = live.iter().map(|&i| m.nodes[i as usize]).filter(|c| c.n > 0).map(|c| c.prior).sum();
+        let red = if is_root { m.cfg.root_fpu_reduction } else { m.cfg.fpu_reduction };
+        let fpu = s * nd.w / nd.n.max(1) as f32 - red * visited_prior.sqrt();
+        live.iter()
+            .map(|&i| {
+                let c = m.nodes[i as usize];
+                let u = m.cfg.c_puct * c.prior * sqrt_n;
+                (i, if c.n > 0 { s * c.w / c.n as f32 + u / (1.0 + c.n as f32) } else { fpu + u })
+            })
+            .collect()
+    }
+
+    fn reused_tree(seed: u64) -> Mcts {
+        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: true }, None).unwrap();
+        for (x, y) in [(7, 7), (8, 8), (7, 8)] {
+            g.apply(Action::Place(Point::new(x, y))).unwrap();
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut m = Mcts::new(&g, SearchConfig::default());
+        let mut ev = HeuristicEvaluator::new(15);
+        search_with(&mut m, 400, 8, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+        let (best, _, _) = m.root_children().into_iter().max_by_key(|c| c.1).unwrap();
+        g.apply(crate::action::action_from_index(best, 15).unwrap()).unwrap();
+        m.advance(best, &g);
+        m
+    }
+
+    /// The partial sort's two steps give exactly the full stable sort by prior, ties included
+    /// (the line-pattern net gives equal priors to points with equal surroundings): the prefix
+    /// holds the first `SORTED_PREFIX` of it, the rest stays in the order made, and sorting the
+    /// tail completes it.
+    #[test]
+    fn sort_prefix_then_tail_is_the_stable_sort_by_prior() {
+        let g = Game::new(15, Rule::Renju, Protocol::Free { centre: false }, None).unwrap();
+        for (seed, levels) in [(1u64, 3u32), (2, 5), (3, 40), (4, 100_000)] {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut m = Mcts::new(&g, SearchConfig::default());
+            let mut ev = HeuristicEvaluator::new(15);
+            search_with(&mut m, 1, 1, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+            let root = m.root;
+            let kids: Vec<usize> = m.nodes[root as usize].children().collect();
+            // Priors from `levels` values: few levels give long runs of ties.
+            for &i in &kids {
+                m.nodes[i].prior = (1 + rng.gen_range(0..levels)) as f32 / levels as f32;
+            }
+            let made: Vec<(u16, f32)> = kids.iter().map(|&i| (m.nodes[i].action, m.nodes[i].prior)).collect();
+            let mut want = made.clone();
+            want.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap()); // stable
+            m.sort_prefix(root);
+            let got =
+                |m: &Mcts| -> Vec<(u16, f32)> { kids.iter().map(|&i| (m.nodes[i].action, m.nodes[i].prior)).collect() };
+            let after = got(&m);
+            assert_eq!(after[..SORTED_PREFIX], want[..SORTED_PREFIX], "seed {seed}: the prefix");
+            let rest: Vec<(u16, f32)> =
+                made.iter().filter(|c| !want[..SORTED_PREFIX].iter().any(|w| w.0 == c.0)).cloned().collect();
+            assert_eq!(after[SORTED_PREFIX..], rest[..], "seed {seed}: the rest in the order made");
+            m.sort_tail(root);
+            assert_eq!(got(&m), want, "seed {seed}: prefix + sorted tail");
+        }
+    }
+
+    /// Children are sorted only 16 deep at expansion; select must still be the PUCT argmax over
+    /// every live child (the reference scores all of them, in no particular order) once the scan
+    /// goes past the sorted prefix, and the order must then be the full sort by prior.
+    #[test]
+    fn select_past_the_sorted_prefix_is_still_the_puct_argmax() {
+        let g = Game::new(15, Rule::Renju, Protocol::Free { centre: false }, None).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut m = Mcts::new(&g, SearchConfig::default());
+        let mut ev = HeuristicEvaluator::new(15);
+        search_with(&mut m, 1, 1, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+        let root = m.root;
+        let kids: Vec<usize> = m.nodes[root as usize].children().collect();
+        assert!(kids.len() > 3 * SORTED_PREFIX, "{} children", kids.len());
+        let raw: Vec<f32> = kids.iter().map(|_| rng.gen_range(0.01f32..1.0)).collect();
+        let total: f32 = raw.iter().sum();
+        for (&i, &p) in kids.iter().zip(&raw) {
+            m.nodes[i].prior = p / total;
+        }
+        m.sort_prefix(root); // what an interior node gets (the root itself is sorted in full)
+        assert!(m.nodes[root as usize].flags & F_TAIL_UNSORTED != 0);
+        let mut distinct = std::collections::HashSet::new();
+        for step in 0..400 {
+            // The reference's scores by action (select may reorder the children).
+            let scores: Vec<(u16, f32)> =
+                reference_scores(&m, root, true).into_iter().map(|(i, sc)| (m.nodes[i as usize].action, sc)).collect();
+            let best = scores.iter().fold(f32::NEG_INFINITY, |b, x| b.max(x.1));
+            let got = m.select(root, true).expect("a child");
+            let a = m.nodes[got as usize];
+            let score = scores.iter().find(|x| x.0 == a.action).expect("a live child").1;
+            assert_eq!(score, best, "step {step}: select chose action {} of a lower score", a.action);
+            // Every visit is a loss for the root's decider, so new children keep being tried.
+            let v = -sign(m.nodes[root as usize].decider);
+            m.nodes[got as usize].n += 1;
+            m.nodes[got as usize].w += v;
+            m.nodes[root as usize].n += 1;
+            m.nodes[root as usize].w += v;
+            distinct.insert(a.action);
+        }
+        assert!(distinct.len() > 2 * SORTED_PREFIX, "the scan went past the prefix: {} children tried", distinct.len());
+        assert_eq!(m.nodes[root as usize].flags & F_TAIL_UNSORTED, 0, "the tail was sorted");
+        // Visited children form a prefix in prior order, the unvisited follow in prior order.
+        let order: Vec<Node> = m.nodes[m.nodes[root as usize].children()].to_vec();
+        let first_unvisited = order.iter().position(|c| c.n == 0).unwrap();
+        assert!(order[first_unvisited..].iter().all(|c| c.n == 0));
+        for w in order.windows(2) {
+            assert!(by_prior(&w[0], &w[1]) != std::cmp::Ordering::Greater, "not sorted by prior");
+        }
+    }
+
+    #[test]
+    fn select_after_root_noise_on_a_reused_tree_scores_every_visited_child() {
+        // Hand-made case: a visited child with a much higher Q (0.9 against a root value of
+        // -0.5) than an unvisited child that the noise lifted above it (prior 0.05 against 0.01;
+        // every other child prior 0). Sorted by prior alone, the lifted child would come first
+        // and end the scan before the strong child.
+        let mut m = reused_tree(1);
+        let r = m.nodes[m.root as usize];
+        let kids: Vec<usize> = r.children().collect();
+        let visited: Vec<usize> = kids.iter().copied().filter(|&i| m.nodes[i].n > 0).collect();
+        assert!(visited.len() >= 2, "the reused root should have visited children");
+        let s = sign(r.decider);
+        let strong = visited[0];
+        for &i in &kids {
+            m.nodes[i].prior = 0.0;
+            if m.nodes[i].n > 0 {
+                let n = m.nodes[i].n as f32;
+                m.nodes[i].w = s * -0.5 * n;
+            }
+        }
+        let n = m.nodes[strong].n as f32;
+        m.nodes[strong].w = s * 0.9 * n;
+        m.nodes[strong].prior = 0.01;
+        let lifted = *kids.iter().find(|&&i| m.nodes[i].n == 0).unwrap();
+        m.nodes[lifted].prior = 0.05;
+        let root_n = m.nodes[m.root as usize].n as f32;
+        let root = m.root as usize;
+        m.nodes[root].w = s * -0.5 * root_n;
+        m.sort_root_after_noise();
+        let scores = reference_scores(&m, m.root, true);
+        let (best_ref, _) = scores.iter().copied().fold((0, f32::NEG_INFINITY), |b, x| if x.1 > b.1 { x } else { b });
+        assert_eq!(m.nodes[best_ref as usize].n, n as u32, "PUCT prefers the strong visited child here");
+        assert_eq!(m.select(m.root, true), Some(best_ref));
+        // Real noise (weight 1: the priors are all noise), many seeds: select is the argmax of
+        // the PUCT formula over every live child.
+        for seed in 0..40 {
+            let mut m = reused_tree(seed % 4);
+            m.cfg.dirichlet_epsilon = 1.0;
+            m.add_root_noise(&mut ChaCha8Rng::seed_from_u64(seed));
+            let root = m.root;
+            let scores = reference_scores(&m, root, true);
+            let max = scores.iter().map(|x| x.1).fold(f32::NEG_INFINITY, f32::max);
+            let got = m.select(root, true).unwrap();
+            let got_score = scores.iter().find(|x| x.0 == got).unwrap().1;
+            assert!(
+                (got_score - max).abs() <= 1e-6 * max.abs().max(1.0),
+                "seed {seed}: selected {got_score}, best {max}"
+            );
+        }
+    }
+}
