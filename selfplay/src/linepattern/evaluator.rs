@@ -12,7 +12,7 @@ use super::simd::{avx2_available, LineRowsAvx2};
 use super::{cell, POINT_INPUTS};
 use crate::action::action_space_size;
 use crate::encode::{NUM_GLOBALS, NUM_PLANES};
-use crate::eval::{check_inputs, EvalOutput, Evaluator};
+use crate::eval::{check_inputs, softmax, EvalOutput, Evaluator};
 use anyhow::Result;
 use std::sync::Arc;
 
@@ -241,12 +241,8 @@ fn kernel_rows<const FC: usize, const AVX2: bool, T: LineRowsAvx2>(
     for (i, vi) in v.iter_mut().enumerate() {
         *vi = w.value_b2[i] + dot(&w.value_w2[i * h..(i + 1) * h], hidden);
     }
-    let m = v.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
-    let e = v.map(|x| (x - m).exp());
-    let z: f32 = e.iter().sum();
-    for i in 0..3 {
-        wdl[i] = e[i] / z;
-    }
+    softmax(&mut v);
+    wdl[..3].copy_from_slice(&v);
 }
 
 impl Evaluator for LinePatternEvaluator {

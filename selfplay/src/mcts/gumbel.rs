@@ -20,6 +20,7 @@
 //! with `v` the network's value of the root and `pi` the prior. Defaults are the paper's: `m <= 16`,
 //! `c_visit = 50`, `c_scale = 1`.
 
+use crate::eval::softmax;
 use rand::Rng;
 use std::collections::VecDeque;
 
@@ -82,11 +83,9 @@ fn transformed(value: f32, children: &[RootChild], p: &GumbelParams) -> Vec<f32>
 /// The improved policy `softmax(logits + sigma(completed Q))` over the children (same order,
 /// sums to 1).
 pub fn improved_policy(value: f32, children: &[RootChild], p: &GumbelParams) -> Vec<f32> {
-    let z = transformed(value, children, p);
-    let m = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let e: Vec<f64> = z.iter().map(|&x| ((x - m) as f64).exp()).collect();
-    let t: f64 = e.iter().sum();
-    e.iter().map(|&x| (x / t) as f32).collect()
+    let mut z = transformed(value, children, p);
+    softmax(&mut z);
+    z
 }
 
 /// The state of one move's Gumbel root search: the sampled noise, the actions still in the

@@ -9,6 +9,7 @@ use super::node::{
 };
 use crate::action::action_space_size;
 use crate::encode::{NUM_GLOBALS, NUM_PLANES};
+use crate::eval::softmax;
 use crate::walker::{is_plain_play, Expansion, FastWalker, GameWalker};
 use rand::Rng;
 use renju_rules::{Game, Player};
@@ -115,6 +116,8 @@ pub struct Mcts {
     pub(super) scratch: Vec<u16>,
     /// Scratch of [`Mcts::sort_children`].
     pub(super) sorter: ChildSorter,
+    /// Scratch of [`Mcts::deliver`]: the priors of a leaf's children.
+    pub(super) priors: Vec<f32>,
     pub(super) noise_wanted: bool,
     /// A Gumbel root search asked for by [`Mcts::start_gumbel`] and not yet started (the root is
     /// not expanded): `(budget, noise, seed of the noise)`.
@@ -140,6 +143,7 @@ impl Mcts {
             path: Vec::with_capacity(64),
             scratch: Vec::with_capacity(400),
             sorter: ChildSorter::with_capacity(400),
+            priors: Vec::with_capacity(400),
             noise_wanted: false,
             gumbel_wanted: None,
             gumbel: None,
@@ -480,21 +484,12 @@ impl Mcts {
         for (j, &(leaf, ps, pe)) in pending.iter().enumerate() {
             let row = &logits[j * a..(j + 1) * a];
             let nd = self.nodes[leaf as usize];
-            let (c0, c1) = (nd.children().start, nd.children().end);
-            let mut m = f32::NEG_INFINITY;
-            for ch in &self.nodes[c0..c1] {
-                m = m.max(row[ch.action as usize]);
-            }
-            let mut total = 0.0;
-            // The exponentials go into the priors directly, then are normalised in place.
-            for ch in &mut self.nodes[c0..c1] {
-                let e = (row[ch.action as usize] - m).exp();
-                ch.prior = e;
-                total += e;
-            }
-            let inv = if total > 0.0 && total.is_finite() { 1.0 / total } else { 0.0 };
-            for ch in &mut self.nodes[c0..c1] {
-                ch.prior = if inv > 0.0 { ch.prior * inv } else { 1.0 / (c1 - c0) as f32 };
+            let priors = &mut self.priors;
+            priors.clear();
+            priors.extend(self.nodes[nd.children()].iter().map(|ch| row[ch.action as usize]));
+            softmax(priors);
+            for (ch, &p) in self.nodes[nd.children()].iter_mut().zip(priors.iter()) {
+                ch.prior = p;
             }
             self.nodes[leaf as usize].state = Expanded;
             self.sort_children(leaf);
