@@ -2,8 +2,8 @@
 
 use crate::eval::{no_models, Evaluator, EvaluatorSpec};
 use crate::record::default_writer_id;
-use crate::selfplay::{run_selfplay, Progress, SelfplayConfig, ShardSink};
 use crate::server::{EvaluatorFactory, InferenceServer, ServerConfig, ServerHandle};
+use crate::worker::{run_selfplay, Progress, SelfplayConfig, ShardSink};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;

@@ -10,7 +10,7 @@
 //! - [`mcts`]: PUCT search with batched leaf evaluation and virtual loss, and the Gumbel root
 //!   search (Danihelka et al. 2022, [`mcts::gumbel`]) it can run at the root.
 //! - [`server`]: the batching inference server (one evaluator thread, hot-swappable generations).
-//! - [`selfplay`]: self-play workers, [`selfplay::SelfplayConfig`], [`selfplay::run_selfplay`].
+//! - [`worker`]: self-play workers, [`worker::SelfplayConfig`], [`worker::run_selfplay`].
 //! - [`cli`]: the `renju-zero selfplay` command as a library function.
 
 pub mod action;
@@ -21,6 +21,6 @@ pub mod gamestats;
 pub mod linepattern;
 pub mod mcts;
 pub mod record;
-pub mod selfplay;
 pub mod server;
 pub mod walker;
+pub mod worker;

@@ -5,7 +5,7 @@ use anyhow::{bail, Context};
 use renju_rules::{Protocol, Rule};
 use renju_selfplay::cli::SelfplayOptions;
 use renju_selfplay::eval::{no_models, EvaluatorSpec};
-use renju_selfplay::selfplay::SelfplayConfig;
+use renju_selfplay::worker::SelfplayConfig;
 use renju_trainer::config::DeviceChoice;
 use renju_zero::pipeline::{self, Stop, StopWhen};
 use std::path::PathBuf;
