@@ -2,7 +2,7 @@
 //! zero-cost evaluator (one thread and two threads), and with the heuristic evaluator the
 //! fraction of time spent outside the evaluator, and the cost of the VCF check per expanded node.
 //! Run:
-//! `CARGO_TARGET_DIR=/work/target-selfplay cargo bench -p renju-selfplay --bench search`
+//! `cargo bench -p renju-selfplay --bench search`
 //! With `SEARCH_PROFILE_ONCE=1` set, the binary runs the 1-thread zero-cost search once and exits
 //! (for instruction counts under callgrind; see docs/bench-selfplay.md).
 
