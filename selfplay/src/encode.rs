@@ -24,8 +24,8 @@
 //! rewrites the current planes into theirs, exactly): 0 black stones, 1 white stones, then
 //! planes 3..=8 of version 2 as 2..=7.
 //!
-//! Planes of version 3 (an optional network input, `training.encoder_version = 3`; issue 11,
-//! after KataGomo's VCF features): the 9 planes of version 2, then
+//! Planes of version 3 (an optional network input, `training.encoder_version = 3`, after
+//! KataGomo's VCF features): the 9 planes of version 2, then
 //! | plane | meaning |
 //! |---|---|
 //! | 9 | [`plane_v3::VCF_OWN`]: a one at the first move of a VCF (`renju_rules::vcf`, budget [`VCF_PLANE_NODES`]) of the own colour, as if it were to move; all zero when the solver finds none |

@@ -13,6 +13,7 @@
 use crate::action::action_space_size;
 use crate::encode::{global, kind, plane, NUM_GLOBALS, NUM_PLANES};
 use anyhow::{bail, ensure, Context, Result};
+use renju_rules::board::DIRS;
 use std::path::{Path, PathBuf};
 
 /// Output of one batch: `policy_logits: [n, A]` flattened, `wdl: [n, 3]` flattened
@@ -21,6 +22,24 @@ use std::path::{Path, PathBuf};
 pub struct EvalOutput {
     pub policy_logits: Vec<f32>,
     pub wdl: Vec<f32>,
+}
+
+/// Softmax of `x` in place, in f32: `exp(x_i - max)`, each times the reciprocal of their sum
+/// (summed in order); the uniform distribution when that sum is zero or not finite (every `x`
+/// is `-inf`, or one is NaN). The one softmax of the crate: the search's priors over a node's
+/// children, the Gumbel root's improved policy, the line-pattern net's W/D/L.
+pub fn softmax(x: &mut [f32]) {
+    let m = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut total = 0.0f32;
+    for v in x.iter_mut() {
+        *v = (*v - m).exp();
+        total += *v;
+    }
+    let inv = if total > 0.0 && total.is_finite() { 1.0 / total } else { 0.0 };
+    let uniform = 1.0 / x.len() as f32;
+    for v in x.iter_mut() {
+        *v = if inv > 0.0 { *v * inv } else { uniform };
+    }
 }
 
 /// A batched position evaluator (a network, or a stand-in).
@@ -176,8 +195,6 @@ impl HeuristicEvaluator {
         HeuristicEvaluator { size }
     }
 }
-
-const DIRS: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
 
 /// Per-direction run information for placing colour `c` (1 = black plane, 2 = white) at (x, y).
 struct LineView<'a> {
@@ -375,6 +392,30 @@ mod tests {
         let e = EvaluatorSpec::parse("heurstic").unwrap_err().to_string();
         assert!(e.contains("unknown evaluator 'heurstic'") && e.contains("no file or directory"), "{e}");
         assert!(EvaluatorSpec::parse("model:").unwrap_err().to_string().contains("needs a directory"));
+    }
+
+    #[test]
+    fn softmax_written_down_and_degenerate_inputs() {
+        // exp(0) : exp(ln 3) = 1 : 3.
+        let mut x = [0.0, 3f32.ln()];
+        softmax(&mut x);
+        assert!((x[0] - 0.25).abs() < 1e-7 && (x[1] - 0.75).abs() < 1e-7, "{x:?}");
+        // Large logits do not overflow: only differences matter. 1 : 1 : exp(-2), over
+        // 2 + exp(-2) = 2.135335283.
+        let mut x = [1000.0, 1000.0, 998.0];
+        softmax(&mut x);
+        for (got, want) in x.iter().zip([0.468_310_5, 0.468_310_5, 0.063_378_9]) {
+            assert!((got - want).abs() < 1e-6, "{x:?}");
+        }
+        // No finite logit, or a NaN: the uniform distribution.
+        let mut x = [f32::NEG_INFINITY; 4];
+        softmax(&mut x);
+        assert_eq!(x, [0.25; 4]);
+        let mut x = [0.0, f32::NAN];
+        softmax(&mut x);
+        assert_eq!(x, [0.5; 2]);
+        let mut x: [f32; 0] = [];
+        softmax(&mut x);
     }
 
     #[test]

@@ -7,19 +7,18 @@
 //! - [`record`]: self-play shards (npz) writer and validating reader.
 //! - [`gamestats`]: statistics of finished games (length, Black's score, swaps, offers, resignations).
 //! - [`walker`]: position trackers for the search (place/undo on one board in plain play).
-//! - [`mcts`]: PUCT search with batched leaf evaluation and virtual loss.
-//! - [`gumbel`]: the Gumbel root search (Danihelka et al. 2022) that [`mcts`] can run at the root.
+//! - [`mcts`]: PUCT search with batched leaf evaluation and virtual loss, and the Gumbel root
+//!   search (Danihelka et al. 2022, [`mcts::gumbel`]) it can run at the root.
 //! - [`server`]: the batching inference server (one evaluator thread, hot-swappable generations).
-//! - [`selfplay`]: self-play workers, [`selfplay::SelfplayConfig`], [`selfplay::run_selfplay`].
+//! - [`worker`]: self-play workers, [`worker::SelfplayConfig`], [`worker::run_selfplay`].
 
 pub mod action;
 pub mod encode;
 pub mod eval;
 pub mod gamestats;
-pub mod gumbel;
 pub mod linepattern;
 pub mod mcts;
 pub mod record;
-pub mod selfplay;
 pub mod server;
 pub mod walker;
+pub mod worker;

@@ -1,4 +1,4 @@
-//! The shard reader under bad input (issue 13 §4): arbitrary bytes and mutated real shards
+//! The shard reader under bad input: arbitrary bytes and mutated real shards
 //! (bytes overwritten, truncated, extended) always give `Ok` or an error naming the file, never a
 //! panic. Cases per property: proptest's default 256, or `PROPTEST_CASES` (scripts/fuzz.sh runs
 //! more).

@@ -5,8 +5,8 @@ use renju_rules::{Action, Game, Opening, Protocol, Rule};
 use renju_selfplay::eval::{HeuristicEvaluator, UniformEvaluator};
 use renju_selfplay::mcts::{SearchAlgorithm, SearchConfig};
 use renju_selfplay::record::{read_shard, EndReason};
-use renju_selfplay::selfplay::{run_selfplay, SelfplayConfig, ShardSink};
 use renju_selfplay::server::{InferenceServer, ServerConfig};
+use renju_selfplay::worker::{run_selfplay, SelfplayConfig, ShardSink};
 use std::sync::atomic::AtomicBool;
 
 fn protocols() -> Vec<Protocol> {

@@ -43,7 +43,7 @@ pub use stop::{say, Stop, StopWhen};
 pub use trainer_half::trainer_loop;
 
 use anyhow::Result;
-use renju_selfplay::selfplay::Progress;
+use renju_selfplay::worker::Progress;
 
 /// Reports and removes what a kill may have left half-written, and repairs a `models/LATEST`
 /// that a kill left naming an older generation.

@@ -2,7 +2,7 @@
 //! library only hands [`Report`]s to a [`Reporter`]; the binary renders them (progress lines on a
 //! terminal). `train.log` in the run directory remains the record.
 
-use renju_selfplay::selfplay::Progress;
+use renju_selfplay::worker::Progress;
 use renju_trainer::TrainMetrics;
 use std::time::Duration;
 

@@ -20,8 +20,8 @@ use anyhow::Result;
 use renju_selfplay::encode::{NUM_GLOBALS, NUM_PLANES};
 use renju_selfplay::eval::Evaluator;
 use renju_selfplay::linepattern::{stone_cells, LineGeometry, Precision};
-use renju_selfplay::selfplay::{run_selfplay, GameSink, SelfplayConfig};
 use renju_selfplay::server::ServerHandle;
+use renju_selfplay::worker::{run_selfplay, GameSink, SelfplayConfig};
 use renju_trainer::config::{DeviceChoice, NetConfig, TrainerConfig};
 use renju_trainer::model::load_line_table;
 use renju_trainer::{ModelEvaluator, RunDir, Trainer};
@@ -70,7 +70,7 @@ fn published(preset: &str) -> Result<(tempfile::TempDir, std::path::PathBuf)> {
 
 struct Discard;
 impl GameSink for Discard {
-    fn accept(&mut self, _: renju_selfplay::selfplay::FinishedGame) -> Result<()> {
+    fn accept(&mut self, _: renju_selfplay::worker::FinishedGame) -> Result<()> {
         Ok(())
     }
     fn finish(&mut self) -> Result<()> {

@@ -143,11 +143,10 @@ fn publish_then_torchscript_matches_rust_model() {
             let d = (y[b * (a + 3) + i] - out.policy_logits[b * a + i]).abs();
             assert!(d < 1e-4, "policy logit {b},{i} differs by {d}");
         }
-        let v = &y[b * (a + 3) + a..(b + 1) * (a + 3)];
-        let m = v.iter().cloned().fold(f32::MIN, f32::max);
-        let z: f32 = v.iter().map(|x| (x - m).exp()).sum();
+        let mut v = y[b * (a + 3) + a..(b + 1) * (a + 3)].to_vec();
+        renju_selfplay::eval::softmax(&mut v);
         for (k, x) in v.iter().enumerate() {
-            let d = ((x - m).exp() / z - out.wdl[b * 3 + k]).abs();
+            let d = (x - out.wdl[b * 3 + k]).abs();
             assert!(d < 1e-5, "wdl {b},{k} differs by {d}");
         }
     }

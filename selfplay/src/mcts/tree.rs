@@ -1,172 +1,24 @@
-//! PUCT Monte-Carlo tree search (AlphaZero, Silver et al. 2018; KataGo, Wu 2019) with batched
-//! leaf evaluation.
-//!
-//! - Priors: softmax of the policy logits over the legal actions of a node.
-//! - Selection: `score = Q + c_puct * P * sqrt(N_parent) / (1 + N_child)`; unvisited children use
-//!   the first-play urgency `FPU = Q_parent - fpu_reduction * sqrt(sum of visited priors)`
-//!   (KataGo). Children are kept with the visited ones first and the unvisited ones sorted by
-//!   prior (a fresh node is sorted by prior, and PUCT always visits the unvisited child of highest
-//!   prior first, so the visited ones stay a prefix; root noise re-sorts to keep it so), hence
-//!   among unvisited children only the first can win the comparison and the scan stops there.
-//! - Values are backed up **by player identity**: every node stores the sum of values from
-//!   `Player::First`'s view and knows who decides there, so swaps, Lianhuan doubles and offer
-//!   picks (which break alternation) are handled exactly.
-//! - Batched evaluation with virtual loss: [`Mcts::gather`] runs playouts until it has collected
-//!   up to `k` leaves needing evaluation (each in-flight leaf counts as a loss for every decider on
-//!   its path), [`Mcts::deliver`] expands them with the evaluator's output and backs up.
-//! - Terminal states (five, forbidden move, no legal black move, draw by full board or stone cap)
-//!   are exact values; shortcuts in plain play (see [`crate::walker`]): a node whose mover has a
-//!   five is a win, one facing two opponent fives a loss, one facing a single five has that block
-//!   as its only child. Optionally (`vcf_nodes`) a budgeted VCF check of both sides
-//!   (`renju_rules::vcf`) at expansion: a proven win is exact, a proven threat leaves only its
-//!   refutations.
-//! - Dirichlet noise at the root (AlphaZero: `P = (1 - eps) P + eps Dir(alpha)`), tree reuse
-//!   between moves ([`Mcts::advance`]).
+//! The search tree [`Mcts`] and its operations: playouts ([`Mcts::gather`]: selection by PUCT,
+//! expansion through the position walker, virtual loss), delivery of the evaluations and backup
+//! by player identity ([`Mcts::deliver`]), and tree reuse ([`Mcts::advance`]).
 
+use super::config::SearchConfig;
+use super::gumbel::GumbelSearch;
+use super::node::{
+    by_prior, sign, sort_tail, ChildSorter, Node, NodeState, F_CHECKED, F_PRUNED, F_TAIL_UNSORTED, NONE, SORTED_PREFIX,
+};
 use crate::action::action_space_size;
 use crate::encode::{NUM_GLOBALS, NUM_PLANES};
-pub use crate::gumbel::SearchAlgorithm;
-use crate::gumbel::{improved_policy, GumbelParams, GumbelSearch, RootChild};
+use crate::eval::softmax;
 use crate::walker::{is_plain_play, Expansion, FastWalker, GameWalker};
-use rand::{Rng, SeedableRng};
-use rand_distr::{Distribution, Gamma};
+use rand::Rng;
 use renju_rules::{Game, Player};
-use serde::{Deserialize, Serialize};
-
-/// Search parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SearchConfig {
-    /// Exploration constant of PUCT. Default 1.5 (KataGo's `cpuctExploration` is 1.0 with a
-    /// log-growing term; AlphaZero used about 1.25 at small visit counts).
-    pub c_puct: f32,
-    /// First-play-urgency reduction below the parent's value (KataGo). Default 0.2.
-    pub fpu_reduction: f32,
-    /// FPU reduction at the root (KataGo uses 0 with noise). Default 0.0.
-    pub root_fpu_reduction: f32,
-    /// Dirichlet total concentration: `alpha = dirichlet_alpha_total / legal actions`
-    /// (KataGo's 10.83; AlphaZero's 0.03 for 361 Go points is about 10.8 in total). Default 10.0.
-    pub dirichlet_alpha_total: f32,
-    /// Weight of the noise at the root (AlphaZero: 0.25). Default 0.25.
-    pub dirichlet_epsilon: f32,
-    /// Use the immediate-win / forced-block shortcuts in plain play. Default true.
-    pub shortcuts: bool,
-    /// Root search: `puct` (default) or `gumbel` ([`crate::gumbel`]: Gumbel-top-k, sequential
-    /// halving, the improved policy as the target; PUCT below the root; no Dirichlet noise).
-    pub algorithm: SearchAlgorithm,
-    /// Gumbel: most root actions considered, `m` (Danihelka et al. 2022: 16). Default 16.
-    pub gumbel_considered: usize,
-    /// Gumbel: `c_visit` of the transform sigma (paper: 50). Default 50.0.
-    pub gumbel_c_visit: f32,
-    /// Gumbel: `c_scale` of sigma (paper: 1). Default 1.0.
-    pub gumbel_c_scale: f32,
-    /// VCF check at node expansion in plain play (with `shortcuts`): the node budget of each
-    /// solver call (`renju_rules::vcf`, nodes = attacker moves tried); 0 turns it off. A proven
-    /// VCF of the mover makes the node an exact win (at the root: the winning move its only
-    /// child); an opponent VCF whose refutations the same budget proves restricts the children
-    /// to them (none: an exact loss). Default 0 (off).
-    pub vcf_nodes: u64,
-}
-
-impl Default for SearchConfig {
-    fn default() -> Self {
-        SearchConfig {
-            c_puct: 1.5,
-            fpu_reduction: 0.2,
-            root_fpu_reduction: 0.0,
-            dirichlet_alpha_total: 10.0,
-            dirichlet_epsilon: 0.25,
-            shortcuts: true,
-            algorithm: SearchAlgorithm::Puct,
-            gumbel_considered: 16,
-            gumbel_c_visit: 50.0,
-            gumbel_c_scale: 1.0,
-            vcf_nodes: 0,
-        }
-    }
-}
-
-const NONE: u32 = u32::MAX;
-/// Where a node is in its life.
-#[repr(u8)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum NodeState {
-    /// Not expanded yet.
-    Leaf,
-    /// Expanded (children created), waiting for its evaluation.
-    Pending,
-    /// Expanded with priors.
-    Expanded,
-    /// Exact value in `terminal` (game over, or proven by a shortcut).
-    Terminal,
-}
 use NodeState::{Expanded, Leaf, Pending, Terminal};
-const F_CHECKED: u8 = 1;
-const F_PRUNED: u8 = 2;
-/// On an expanded node: only its first [`SORTED_PREFIX`] children are sorted by prior; the
-/// others (all unvisited, none with a higher prior) are sorted when the scan first reaches them.
-const F_TAIL_UNSORTED: u8 = 4;
-/// Children sorted at expansion; most nodes are visited a few times, so sorting all ~200 (a
-/// sixth of a self-play thread's time, measured) is mostly wasted.
-const SORTED_PREFIX: usize = 16;
 
-/// The order of a fresh node's children: prior descending (NaN equal); a stable sort keeps
-/// equal priors in the order the children were made.
-fn by_prior(x: &Node, y: &Node) -> std::cmp::Ordering {
-    y.prior.partial_cmp(&x.prior).unwrap_or(std::cmp::Ordering::Equal)
-}
 /// Children scored together in [`Mcts::select`]'s fast path.
 const CHUNK: usize = 8;
 
-/// One tree node (32 bytes, pinned below): the edge from its parent (`action`, `prior`) and the
-/// statistics of the position it leads to. Children of a node are contiguous in the arena.
-#[derive(Clone, Copy, Debug)]
-struct Node {
-    action: u16,
-    state: NodeState,
-    flags: u8,
-    /// 0 = First, 1 = Second (valid once expanded).
-    decider: u8,
-    prior: f32,
-    n: u32,
-    vl: u32,
-    /// Sum of backed-up values from First's view (+1 First wins, -1 Second wins).
-    w: f32,
-    terminal: f32,
-    first_child: u32,
-    num_children: u16,
-}
-
-// The node size that the memory figures (`Mcts::tree_size`, the Gomocup brain's memory cap) use.
-const _: () = assert!(std::mem::size_of::<Node>() == NODE_BYTES);
-
-/// Bytes per tree node.
-pub const NODE_BYTES: usize = 32;
-
-impl Node {
-    fn new(action: u16, prior: f32, flags: u8) -> Node {
-        Node {
-            action,
-            state: Leaf,
-            flags,
-            decider: 0,
-            prior,
-            n: 0,
-            vl: 0,
-            w: 0.0,
-            terminal: 0.0,
-            first_child: NONE,
-            num_children: 0,
-        }
-    }
-    /// The arena indices of the children. Only meaningful once the node has children (state
-    /// `Pending`, `Expanded`, or a kept `Terminal`); callers check the state first.
-    fn children(&self) -> std::ops::Range<usize> {
-        self.first_child as usize..self.first_child as usize + self.num_children as usize
-    }
-}
-
-enum Walker {
+pub(super) enum Walker {
     Fast(Box<FastWalker>),
     Game(Box<GameWalker>),
 }
@@ -252,33 +104,26 @@ pub struct SearchStats {
 
 /// One search tree over a [`Game`], reusable across moves.
 pub struct Mcts {
-    cfg: SearchConfig,
-    size: usize,
-    nodes: Vec<Node>,
-    root: u32,
-    walker: Walker,
+    pub(super) cfg: SearchConfig,
+    pub(super) size: usize,
+    pub(super) nodes: Vec<Node>,
+    pub(super) root: u32,
+    pub(super) walker: Walker,
     /// Paths of leaves awaiting evaluation, flattened; `pending[k] = (leaf, path start, path end)`.
-    pending: Vec<(u32, u32, u32)>,
-    paths: Vec<u32>,
-    path: Vec<u32>,
-    scratch: Vec<u16>,
-    /// Scratch of [`Mcts::sort_children`]: `(prior, position)` keys and a copy of the children.
-    sort_keys: Vec<(f32, u32)>,
-    sort_nodes: Vec<Node>,
-    noise_wanted: bool,
+    pub(super) pending: Vec<(u32, u32, u32)>,
+    pub(super) paths: Vec<u32>,
+    pub(super) path: Vec<u32>,
+    pub(super) scratch: Vec<u16>,
+    /// Scratch of [`Mcts::sort_children`].
+    pub(super) sorter: ChildSorter,
+    /// Scratch of [`Mcts::deliver`]: the priors of a leaf's children.
+    pub(super) priors: Vec<f32>,
+    pub(super) noise_wanted: bool,
     /// A Gumbel root search asked for by [`Mcts::start_gumbel`] and not yet started (the root is
     /// not expanded): `(budget, noise, seed of the noise)`.
-    gumbel_wanted: Option<(u32, bool, u64)>,
-    gumbel: Option<GumbelSearch>,
-    stats: SearchStats,
-}
-
-fn sign(decider: u8) -> f32 {
-    if decider == 0 {
-        1.0
-    } else {
-        -1.0
-    }
+    pub(super) gumbel_wanted: Option<(u32, bool, u64)>,
+    pub(super) gumbel: Option<GumbelSearch>,
+    pub(super) stats: SearchStats,
 }
 
 impl Mcts {
@@ -297,8 +142,8 @@ impl Mcts {
             paths: Vec::new(),
             path: Vec::with_capacity(64),
             scratch: Vec::with_capacity(400),
-            sort_keys: Vec::with_capacity(400),
-            sort_nodes: Vec::with_capacity(400),
+            sorter: ChildSorter::with_capacity(400),
+            priors: Vec::with_capacity(400),
             noise_wanted: false,
             gumbel_wanted: None,
             gumbel: None,
@@ -311,11 +156,6 @@ impl Mcts {
         &self.cfg
     }
 
-    /// Visits of the root (including those kept by tree reuse).
-    pub fn root_visits(&self) -> u32 {
-        self.nodes[self.root as usize].n
-    }
-
     /// Number of leaves awaiting [`Mcts::deliver`].
     pub fn pending(&self) -> usize {
         self.pending.len()
@@ -324,48 +164,6 @@ impl Mcts {
     /// Counters since the last call; resets them.
     pub fn take_stats(&mut self) -> SearchStats {
         std::mem::take(&mut self.stats)
-    }
-
-    /// Ask for Dirichlet noise on the root priors for this move (applied as soon as the root
-    /// is expanded; call at the start of a move's search, with nothing pending).
-    pub fn add_root_noise<R: Rng>(&mut self, rng: &mut R) {
-        self.noise_wanted = true;
-        self.apply_noise_if_ready(rng);
-    }
-
-    fn apply_noise_if_ready<R: Rng>(&mut self, rng: &mut R) {
-        let r = self.nodes[self.root as usize];
-        if !self.noise_wanted || r.state != Expanded || !self.pending.is_empty() {
-            return;
-        }
-        self.noise_wanted = false;
-        let live: Vec<usize> = r.children().filter(|&i| self.nodes[i].flags & F_PRUNED == 0).collect();
-        if live.len() < 2 || self.cfg.dirichlet_epsilon <= 0.0 {
-            return;
-        }
-        let alpha = (self.cfg.dirichlet_alpha_total / live.len() as f32).max(1e-3);
-        let gamma = Gamma::new(alpha as f64, 1.0).expect("positive alpha");
-        let eta: Vec<f64> = live.iter().map(|_| gamma.sample(rng)).collect();
-        let total: f64 = eta.iter().sum::<f64>().max(1e-300);
-        let eps = self.cfg.dirichlet_epsilon;
-        for (k, &i) in live.iter().enumerate() {
-            let p = self.nodes[i].prior;
-            self.nodes[i].prior = (1.0 - eps) * p + eps * (eta[k] / total) as f32;
-        }
-        self.sort_root_after_noise();
-    }
-
-    /// Restores [`Mcts::select`]'s invariant at the root after its priors changed: visited
-    /// children first, then the unvisited ones by prior, descending. (A plain sort by prior
-    /// would put an unvisited child that the noise lifted before visited children, and the scan,
-    /// which stops at the first unvisited child, would never score those visited children.)
-    fn sort_root_after_noise(&mut self) {
-        self.nodes[self.root as usize].flags &= !F_TAIL_UNSORTED;
-        let kids = self.nodes[self.root as usize].children();
-        self.nodes[kids].sort_by(|x, y| {
-            let (vx, vy) = (x.n + x.vl > 0, y.n + y.vl > 0);
-            vy.cmp(&vx).then(y.prior.partial_cmp(&x.prior).unwrap_or(std::cmp::Ordering::Equal))
-        });
     }
 
     /// Order the children of the freshly expanded `node` for [`Mcts::select`] as a stable sort
@@ -390,30 +188,7 @@ impl Mcts {
     /// children: the sorted prefix, then the rest in the order made; sets [`F_TAIL_UNSORTED`].
     fn sort_prefix(&mut self, node: u32) {
         let kids = self.nodes[node as usize].children();
-        let n = kids.len();
-        let key_order = |a: &(f32, u32), b: &(f32, u32)| {
-            b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1))
-        };
-        let keys = &mut self.sort_keys;
-        keys.clear();
-        keys.extend(self.nodes[kids.clone()].iter().enumerate().map(|(i, c)| (c.prior, i as u32)));
-        keys.select_nth_unstable_by(SORTED_PREFIX - 1, key_order);
-        keys[..SORTED_PREFIX].sort_unstable_by(key_order);
-        let top = &mut keys[..SORTED_PREFIX];
-        let out = &mut self.sort_nodes;
-        out.clear();
-        out.extend(top.iter().map(|&(_, i)| self.nodes[kids.start + i as usize]));
-        // The rest in the order made: walk the positions, skipping the chosen ones (sorted).
-        top.sort_unstable_by_key(|k| k.1);
-        let mut next = top.iter().map(|k| k.1 as usize).peekable();
-        for i in 0..n {
-            if next.peek() == Some(&i) {
-                next.next();
-            } else {
-                out.push(self.nodes[kids.start + i]);
-            }
-        }
-        self.nodes[kids].copy_from_slice(out);
+        self.sorter.sort_prefix(&mut self.nodes[kids]);
         self.nodes[node as usize].flags |= F_TAIL_UNSORTED;
     }
 
@@ -421,7 +196,7 @@ impl Mcts {
     /// stably, so equal priors keep the order made.
     fn sort_tail(&mut self, node: u32) {
         let kids = self.nodes[node as usize].children();
-        self.nodes[kids.start + SORTED_PREFIX..kids.end].sort_by(by_prior);
+        sort_tail(&mut self.nodes[kids]);
         self.nodes[node as usize].flags &= !F_TAIL_UNSORTED;
     }
 
@@ -586,127 +361,6 @@ impl Mcts {
         e
     }
 
-    /// Runs this move's search as a Gumbel root search of `budget` simulations (module
-    /// [`crate::gumbel`]; the root's own evaluation, when it is not expanded yet, comes first and
-    /// is not counted), with Gumbel noise when `noise` (self-play; evaluation plays without).
-    /// Call at the start of a move's search, with nothing pending; [`Mcts::search_remaining`]
-    /// then counts the simulations left, [`Mcts::gumbel_action`] and [`Mcts::gumbel_policy`]
-    /// give the move and the policy target.
-    pub fn start_gumbel<R: Rng>(&mut self, budget: u32, noise: bool, rng: &mut R) {
-        self.gumbel = None;
-        self.gumbel_wanted = Some((budget.max(1), noise, rng.gen()));
-        self.start_gumbel_if_ready();
-    }
-
-    fn start_gumbel_if_ready(&mut self) {
-        let Some((budget, noise, seed)) = self.gumbel_wanted else { return };
-        if self.nodes[self.root as usize].state != Expanded || !self.pending.is_empty() {
-            return;
-        }
-        self.gumbel_wanted = None;
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        self.gumbel = Some(GumbelSearch::new(&self.gumbel_children(), budget, self.gumbel_params(), noise, &mut rng));
-    }
-
-    /// Before a playout of a Gumbel search: starts it or plans its next phase when possible.
-    /// Returns whether a playout may run now (the root still needs its evaluation, or a
-    /// simulation is planned); `false` at a phase boundary with leaves pending, or when done.
-    fn plan_gumbel(&mut self) -> bool {
-        self.start_gumbel_if_ready();
-        let Some(mut g) = self.gumbel.take() else {
-            // Not started: the root is not expanded yet; this playout evaluates it.
-            return self.nodes[self.root as usize].state == Leaf;
-        };
-        if g.next().is_none() && self.pending.is_empty() {
-            g.plan_phase(self.root_net_value(), &self.gumbel_children());
-        }
-        let ok = g.next().is_some();
-        self.gumbel = Some(g);
-        ok
-    }
-
-    /// The Gumbel constants of the config.
-    pub fn gumbel_params(&self) -> GumbelParams {
-        GumbelParams {
-            considered: self.cfg.gumbel_considered,
-            c_visit: self.cfg.gumbel_c_visit,
-            c_scale: self.cfg.gumbel_c_scale,
-        }
-    }
-
-    /// The live root children as the Gumbel root sees them (key = node index).
-    fn gumbel_children(&self) -> Vec<RootChild> {
-        let r = self.nodes[self.root as usize];
-        let s = sign(r.decider);
-        r.children()
-            .filter(|&i| self.nodes[i].flags & F_PRUNED == 0)
-            .map(|i| {
-                let c = self.nodes[i];
-                RootChild {
-                    key: i as u32,
-                    prior: c.prior,
-                    visits: c.n,
-                    q: if c.n > 0 { s * c.w / c.n as f32 } else { 0.0 },
-                }
-            })
-            .collect()
-    }
-
-    /// The network's value of the root for its decider: the root's own evaluation, which is its
-    /// backed-up sum less its children's (the mean child value when the root was never
-    /// evaluated itself, as for a forced move; 0 without visits).
-    pub fn root_net_value(&self) -> f32 {
-        let r = self.nodes[self.root as usize];
-        let (mut n, mut w) = (0u32, 0.0f32);
-        if r.state == Expanded {
-            for c in &self.nodes[r.children()] {
-                n += c.n;
-                w += c.w;
-            }
-        }
-        let s = sign(r.decider);
-        if r.n > n {
-            s * (r.w - w) / (r.n - n) as f32
-        } else if n > 0 {
-            s * w / n as f32
-        } else {
-            0.0
-        }
-    }
-
-    /// Playouts still to run for this move: for a Gumbel search the simulations left (plus one
-    /// while the root awaits its evaluation), otherwise `visits` less the root's visits.
-    pub fn search_remaining(&self, visits: u32) -> u32 {
-        if let Some((budget, _, _)) = self.gumbel_wanted {
-            return budget + (self.nodes[self.root as usize].state == Leaf) as u32;
-        }
-        match &self.gumbel {
-            Some(g) => g.left(),
-            None => visits.saturating_sub(self.root_visits()),
-        }
-    }
-
-    /// The move of a finished (or stopped) Gumbel search: the action index of the remaining
-    /// root action of largest `g + logits + sigma(completed Q)`; `None` without a Gumbel search.
-    pub fn gumbel_action(&self) -> Option<usize> {
-        let g = self.gumbel.as_ref()?;
-        let key = g.chosen(self.root_net_value(), &self.gumbel_children())?;
-        Some(self.nodes[key as usize].action as usize)
-    }
-
-    /// The Gumbel policy target over the action space `[A]`: `softmax(logits + sigma(completed
-    /// Q))` over the legal root actions (sums to 1); `None` without a Gumbel search.
-    pub fn gumbel_policy(&self) -> Option<Vec<f32>> {
-        self.gumbel.as_ref()?;
-        let ch = self.gumbel_children();
-        let pi = improved_policy(self.root_net_value(), &ch, &self.gumbel_params());
-        let mut p = vec![0.0; action_space_size(self.size)];
-        for (c, x) in ch.iter().zip(pi) {
-            p[self.nodes[c.key as usize].action as usize] = x;
-        }
-        Some(p)
-    }
-
     fn create_children(&mut self, node: u32, decider: u8, acts: &[u16], prior: f32, flags: u8) {
         let first = self.nodes.len() as u32;
         self.nodes.extend(acts.iter().map(|&a| Node::new(a, prior, flags)));
@@ -830,21 +484,12 @@ impl Mcts {
         for (j, &(leaf, ps, pe)) in pending.iter().enumerate() {
             let row = &logits[j * a..(j + 1) * a];
             let nd = self.nodes[leaf as usize];
-            let (c0, c1) = (nd.children().start, nd.children().end);
-            let mut m = f32::NEG_INFINITY;
-            for ch in &self.nodes[c0..c1] {
-                m = m.max(row[ch.action as usize]);
-            }
-            let mut total = 0.0;
-            // The exponentials go into the priors directly, then are normalised in place.
-            for ch in &mut self.nodes[c0..c1] {
-                let e = (row[ch.action as usize] - m).exp();
-                ch.prior = e;
-                total += e;
-            }
-            let inv = if total > 0.0 && total.is_finite() { 1.0 / total } else { 0.0 };
-            for ch in &mut self.nodes[c0..c1] {
-                ch.prior = if inv > 0.0 { ch.prior * inv } else { 1.0 / (c1 - c0) as f32 };
+            let priors = &mut self.priors;
+            priors.clear();
+            priors.extend(self.nodes[nd.children()].iter().map(|ch| row[ch.action as usize]));
+            softmax(priors);
+            for (ch, &p) in self.nodes[nd.children()].iter_mut().zip(priors.iter()) {
+                ch.prior = p;
             }
             self.nodes[leaf as usize].state = Expanded;
             self.sort_children(leaf);
@@ -863,64 +508,6 @@ impl Mcts {
         self.pending.clear();
         self.apply_noise_if_ready(rng);
         self.start_gumbel_if_ready();
-    }
-
-    /// Root statistics: `(action index, visits, prior)` for every non-pruned root child.
-    pub fn root_children(&self) -> Vec<(usize, u32, f32)> {
-        let r = self.nodes[self.root as usize];
-        if r.state != Expanded {
-            return Vec::new();
-        }
-        self.nodes[r.children()]
-            .iter()
-            .filter(|c| c.flags & F_PRUNED == 0)
-            .map(|c| (c.action as usize, c.n, c.prior))
-            .collect()
-    }
-
-    /// Root children with their mean value: `(action index, visits, Q)` where `Q` is the mean
-    /// backed-up value from the **root decider's** view (0 for unvisited children).
-    pub fn root_child_values(&self) -> Vec<(usize, u32, f32)> {
-        let r = self.nodes[self.root as usize];
-        if r.state != Expanded {
-            return Vec::new();
-        }
-        let s = sign(r.decider);
-        self.nodes[r.children()]
-            .iter()
-            .filter(|c| c.flags & F_PRUNED == 0)
-            .map(|c| (c.action as usize, c.n, if c.n > 0 { s * c.w / c.n as f32 } else { 0.0 }))
-            .collect()
-    }
-
-    /// Search value (win - loss) of the root for the deciding player, in `[-1, 1]`.
-    pub fn root_value(&self) -> f32 {
-        let r = self.nodes[self.root as usize];
-        if r.n == 0 {
-            0.0
-        } else {
-            sign(r.decider) * r.w / r.n as f32
-        }
-    }
-
-    /// The root visit distribution over the action space `[A]`, summing to 1 (the normalised
-    /// priors while no child has a visit yet, as for a forced move; all zero before expansion).
-    pub fn policy_target(&self) -> Vec<f32> {
-        let mut p = vec![0.0; action_space_size(self.size)];
-        let ch = self.root_children();
-        let total: u32 = ch.iter().map(|c| c.1).sum();
-        if total > 0 {
-            for (a, n, _) in ch {
-                p[a] = n as f32 / total as f32;
-            }
-        } else {
-            // No child visited yet (a forced move decided after the root's own visit): priors.
-            let tp: f32 = ch.iter().map(|c| c.2).sum();
-            for (a, _, pr) in &ch {
-                p[*a] = if tp > 0.0 { pr / tp } else { 1.0 / ch.len() as f32 };
-            }
-        }
-        p
     }
 
     /// Move the root to the child reached by `action` (tree reuse), with `game` the position
@@ -998,12 +585,6 @@ impl Mcts {
     pub fn tree_size(&self) -> usize {
         self.nodes.len()
     }
-
-    /// Whether the root is expanded with a single legal child (a forced move: no search needed).
-    pub fn root_forced(&self) -> Option<usize> {
-        let ch = self.root_children();
-        (ch.len() == 1).then(|| ch[0].0)
-    }
 }
 
 enum PlayoutEnd {
@@ -1012,106 +593,14 @@ enum PlayoutEnd {
     Collision,
 }
 
-/// Run a whole search on one tree with a synchronous evaluator call per batch: playouts until
-/// the root has `visits` visits, leaves evaluated `batch` at a time by `eval`
-/// (`planes, globals, n -> (logits, wdl)`). Used by tests, benches and single-game play.
-pub fn search_with<R: Rng, F>(mcts: &mut Mcts, visits: u32, batch: usize, rng: &mut R, eval: F) -> anyhow::Result<()>
-where
-    F: FnMut(&[f32], &[f32], usize) -> anyhow::Result<crate::eval::EvalOutput>,
-{
-    search_until(mcts, visits, batch, None, rng, eval)
-}
-
-/// [`search_with`], stopping early (after the current batch) once `deadline` has passed. A
-/// Gumbel search ([`Mcts::start_gumbel`]) runs until its budget is spent (`visits` is ignored).
-pub fn search_until<R: Rng, F>(
-    mcts: &mut Mcts,
-    visits: u32,
-    batch: usize,
-    deadline: Option<std::time::Instant>,
-    rng: &mut R,
-    mut eval: F,
-) -> anyhow::Result<()>
-where
-    F: FnMut(&[f32], &[f32], usize) -> anyhow::Result<crate::eval::EvalOutput>,
-{
-    let mut planes = Vec::new();
-    let mut globals = Vec::new();
-    let mut stalls = 0;
-    while mcts.search_remaining(visits) > 0 {
-        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-            break;
-        }
-        planes.clear();
-        globals.clear();
-        let before = mcts.root_visits();
-        let want = mcts.search_remaining(visits) as usize;
-        let k = mcts.gather(batch.min(want).max(1), want.max(1), &mut planes, &mut globals);
-        if k > 0 {
-            let out = eval(&planes, &globals, k)?;
-            mcts.deliver(&out.policy_logits, &out.wdl, rng);
-        }
-        if mcts.root_visits() == before {
-            stalls += 1;
-            anyhow::ensure!(stalls < 1000, "search made no progress (root visits stuck at {before})");
-        } else {
-            stalls = 0;
-        }
-    }
-    Ok(())
-}
-
-/// Picks a root action from `(action index, visits, prior)` children (as
-/// [`Mcts::root_children`] gives them), the one move-choice rule of self-play and the arena:
-/// with `temperature` below 0.01, or no visits at all, the most visited child (ties: the higher
-/// prior, then the later child); otherwise a child sampled in proportion to `N^(1/T)` (AlphaZero's
-/// move temperature). `None` when there are no children.
-pub fn pick_by_visits<R: Rng>(children: &[(usize, u32, f32)], temperature: f32, rng: &mut R) -> Option<usize> {
-    let best = children
-        .iter()
-        .max_by(|a, b| a.1.cmp(&b.1).then(a.2.partial_cmp(&b.2).unwrap_or(std::cmp::Ordering::Equal)))?;
-    if temperature < 0.01 || best.1 == 0 {
-        return Some(best.0);
-    }
-    let mx = best.1 as f64;
-    let w: Vec<f64> = children.iter().map(|c| (c.1 as f64 / mx).powf(1.0 / temperature as f64)).collect();
-    let total: f64 = w.iter().sum();
-    let mut r = rng.gen::<f64>() * total;
-    for (c, wi) in children.iter().zip(&w) {
-        if r < *wi {
-            return Some(c.0);
-        }
-        r -= wi;
-    }
-    Some(best.0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::eval::{Evaluator, HeuristicEvaluator};
-    use rand::SeedableRng;
+    use crate::mcts::search_with;
+    use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use renju_rules::{Action, Point, Protocol, Rule};
-
-    #[test]
-    fn pick_by_visits_argmax_ties_and_temperature() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-        assert_eq!(pick_by_visits(&[], 1.0, &mut rng), None);
-        // Most visited; equal visits go to the higher prior.
-        let ch = [(3, 10, 0.1), (5, 12, 0.2), (7, 12, 0.5), (9, 0, 0.9)];
-        assert_eq!(pick_by_visits(&ch, 0.0, &mut rng), Some(7));
-        // No visits at all: the highest prior.
-        assert_eq!(pick_by_visits(&[(1, 0, 0.2), (2, 0, 0.7)], 1.0, &mut rng), Some(2));
-        // Temperature 1 samples in proportion to the visits: unvisited children never.
-        let mut counts = [0usize; 10];
-        for _ in 0..2000 {
-            counts[pick_by_visits(&ch, 1.0, &mut rng).unwrap()] += 1;
-        }
-        assert_eq!(counts[9], 0);
-        let share = counts[3] as f64 / 2000.0;
-        assert!((share - 10.0 / 34.0).abs() < 0.04, "{counts:?}");
-    }
 
     /// PUCT scores of every live child of `node`, from the definitions in the module docs
     /// (visited: `Q + c P sqrt(N) / (1 + n)`; unvisited: `FPU + c P sqrt(N)`), no virtual loss.

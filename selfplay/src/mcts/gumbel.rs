@@ -1,6 +1,6 @@
 //! Gumbel root search: I. Danihelka, A. Guez, J. Schrittwieser, D. Silver, "Policy improvement by
 //! planning with Gumbel", ICLR 2022 (the "Gumbel MuZero" root; below the root the tree search is
-//! PUCT as in [`crate::mcts`]).
+//! PUCT as in [`crate::mcts`]; the tree runs this procedure at its root).
 //!
 //! At the root of a move's search with a budget of `n` simulations:
 //! 1. **Gumbel-top-k**: draw `g(a) ~ Gumbel(0, 1)` for every legal action and consider the `m =
@@ -20,31 +20,9 @@
 //! with `v` the network's value of the root and `pi` the prior. Defaults are the paper's: `m <= 16`,
 //! `c_visit = 50`, `c_scale = 1`.
 
+use crate::eval::softmax;
 use rand::Rng;
-use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
-
-/// Which root search a [`crate::mcts::SearchConfig`] runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SearchAlgorithm {
-    /// AlphaZero's PUCT at every node, visit counts as the policy target (default).
-    #[default]
-    Puct,
-    /// Gumbel root search (this module), PUCT below the root.
-    Gumbel,
-}
-
-impl std::str::FromStr for SearchAlgorithm {
-    type Err = anyhow::Error;
-    fn from_str(s: &str) -> anyhow::Result<SearchAlgorithm> {
-        match s {
-            "puct" => Ok(SearchAlgorithm::Puct),
-            "gumbel" => Ok(SearchAlgorithm::Gumbel),
-            other => anyhow::bail!("unknown search algorithm '{other}' (expected puct or gumbel)"),
-        }
-    }
-}
 
 /// The constants of the Gumbel root (module docs).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -105,11 +83,9 @@ fn transformed(value: f32, children: &[RootChild], p: &GumbelParams) -> Vec<f32>
 /// The improved policy `softmax(logits + sigma(completed Q))` over the children (same order,
 /// sums to 1).
 pub fn improved_policy(value: f32, children: &[RootChild], p: &GumbelParams) -> Vec<f32> {
-    let z = transformed(value, children, p);
-    let m = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let e: Vec<f64> = z.iter().map(|&x| ((x - m) as f64).exp()).collect();
-    let t: f64 = e.iter().sum();
-    e.iter().map(|&x| (x / t) as f32).collect()
+    let mut z = transformed(value, children, p);
+    softmax(&mut z);
+    z
 }
 
 /// The state of one move's Gumbel root search: the sampled noise, the actions still in the

@@ -1,0 +1,272 @@
+//! The exported weights ([`LinePatternWeights`]) and the table file: a safetensors file whose
+//! metadata name the format ([`TABLE_FORMAT`]), its version ([`TABLE_VERSION`]), the shapes and
+//! a SHA-256 checksum over every tensor, checked on load.
+
+use super::{CANONICAL_PATTERNS, POINT_INPUTS};
+use crate::action::action_space_size;
+use crate::encode::NUM_GLOBALS;
+use anyhow::{ensure, Context, Result};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Value of the table file's `format` metadata.
+pub const TABLE_FORMAT: &str = "renju-zero-linepattern-table";
+/// Version of the table file layout (tensor names and shapes below); checked on load.
+pub const TABLE_VERSION: u32 = 1;
+/// File name of the table inside a published generation.
+pub const TABLE_FILE: &str = "linepattern.safetensors";
+
+/// The exported network: the table and the head's weights, f32, in the shapes the trainer
+/// writes (`F` = [`Self::features`], `H` = [`Self::value_hidden`], `R` = protocol actions
+/// `A - S*S`, `G` = `NUM_GLOBALS`). Linear weights are `[out, in]` row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinePatternWeights {
+    /// Feature channels `F`.
+    pub features: usize,
+    /// Hidden width `H` of the value MLP.
+    pub value_hidden: usize,
+    /// Board side `S`.
+    pub board_size: usize,
+    /// Encoder version the net reads.
+    pub encoder_version: u32,
+    /// `[2, CANONICAL_PATTERNS, F]`: row `[c][id]` is the line feature of canonical pattern `id`
+    /// when the deciding player holds Black (`c = 0`) or White (`c = 1`).
+    pub table: Vec<f32>,
+    /// `[POINT_INPUTS, F]` embeddings of the per-point inputs.
+    pub point_embed: Vec<f32>,
+    /// `[G, F]` (transposed linear) and `[F]`: the globals' per-channel bias, added at every point.
+    pub global_w: Vec<f32>,
+    pub global_b: Vec<f32>,
+    /// `[9, F]` depthwise 3x3 kernel (tap `(dy + 1) * 3 + (dx + 1)`) and `[F]` bias.
+    pub dw_w: Vec<f32>,
+    pub dw_b: Vec<f32>,
+    /// `[F]` and `[1]`: placement logit of a point.
+    pub policy_w: Vec<f32>,
+    pub policy_b: Vec<f32>,
+    /// `[R, 2F]`, `[R]`: protocol-action logits from the pooled vector (mean then max).
+    pub protocol_w: Vec<f32>,
+    pub protocol_b: Vec<f32>,
+    /// `[H, 2F]`, `[H]`, `[3, H]`, `[3]`: the value MLP (win, draw, loss logits).
+    pub value_w1: Vec<f32>,
+    pub value_b1: Vec<f32>,
+    pub value_w2: Vec<f32>,
+    pub value_b2: Vec<f32>,
+}
+
+impl LinePatternWeights {
+    /// Protocol actions `R = A - S*S`.
+    pub fn protocol_actions(&self) -> usize {
+        action_space_size(self.board_size) - self.board_size * self.board_size
+    }
+
+    /// `(name, tensor data, shape)` of every tensor, in file order.
+    fn tensors(&self) -> Vec<(&'static str, &Vec<f32>, Vec<usize>)> {
+        let (f, h, r) = (self.features, self.value_hidden, self.protocol_actions());
+        vec![
+            ("table", &self.table, vec![2, CANONICAL_PATTERNS, f]),
+            ("point_embed", &self.point_embed, vec![POINT_INPUTS, f]),
+            ("global_w", &self.global_w, vec![NUM_GLOBALS, f]),
+            ("global_b", &self.global_b, vec![f]),
+            ("dw_w", &self.dw_w, vec![9, f]),
+            ("dw_b", &self.dw_b, vec![f]),
+            ("policy_w", &self.policy_w, vec![f]),
+            ("policy_b", &self.policy_b, vec![1]),
+            ("protocol_w", &self.protocol_w, vec![r, 2 * f]),
+            ("protocol_b", &self.protocol_b, vec![r]),
+            ("value_w1", &self.value_w1, vec![h, 2 * f]),
+            ("value_b1", &self.value_b1, vec![h]),
+            ("value_w2", &self.value_w2, vec![3, h]),
+            ("value_b2", &self.value_b2, vec![3]),
+        ]
+    }
+
+    /// Checks every tensor has its shape; the error names the tensor.
+    pub fn validate(&self) -> Result<()> {
+        ensure!(
+            self.features >= 1 && self.value_hidden >= 1,
+            "line-pattern net: features and value_hidden must be >= 1"
+        );
+        for (name, data, shape) in self.tensors() {
+            let n: usize = shape.iter().product();
+            ensure!(
+                data.len() == n,
+                "line-pattern tensor '{name}' has {} values, expected {shape:?} = {n}",
+                data.len()
+            );
+        }
+        Ok(())
+    }
+
+    /// SHA-256 (hex) over every tensor's little-endian bytes in file order: the checksum stored
+    /// in the table file's metadata and in the generation's `config.json`.
+    pub fn checksum(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        for (name, data, _) in self.tensors() {
+            h.update(name.as_bytes());
+            for v in data {
+                h.update(v.to_le_bytes());
+            }
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The table file's bytes (safetensors; metadata: format, version, features, value_hidden,
+    /// board_size, encoder_version, checksum).
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        self.validate()?;
+        let bytes: Vec<(&'static str, Vec<u8>, Vec<usize>)> = self
+            .tensors()
+            .into_iter()
+            .map(|(n, d, s)| (n, d.iter().flat_map(|v| v.to_le_bytes()).collect(), s))
+            .collect();
+        let views = bytes
+            .iter()
+            .map(|(n, b, s)| Ok((*n, safetensors::tensor::TensorView::new(safetensors::Dtype::F32, s.clone(), b)?)))
+            .collect::<Result<Vec<_>, safetensors::SafeTensorError>>()
+            .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        let meta: HashMap<String, String> = [
+            ("format", TABLE_FORMAT.to_string()),
+            ("version", TABLE_VERSION.to_string()),
+            ("features", self.features.to_string()),
+            ("value_hidden", self.value_hidden.to_string()),
+            ("board_size", self.board_size.to_string()),
+            ("encoder_version", self.encoder_version.to_string()),
+            ("checksum", self.checksum()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        safetensors::serialize(views, &Some(meta))
+            .map_err(|e| anyhow::anyhow!("serialising the line-pattern table: {e:?}"))
+    }
+
+    /// Parses a table file's bytes, checking format, version, shapes and checksum; errors start
+    /// with `what` (the file name).
+    pub fn from_bytes(bytes: &[u8], what: &str) -> Result<LinePatternWeights> {
+        let st = safetensors::SafeTensors::deserialize(bytes)
+            .map_err(|e| anyhow::anyhow!("{what}: not a readable safetensors file ({e:?})"))?;
+        let (_, md) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| anyhow::anyhow!("{what}: {e:?}"))?;
+        let meta = md.metadata().clone().unwrap_or_default();
+        let get = |k: &str| meta.get(k).with_context(|| format!("{what}: metadata '{k}' missing"));
+        let num = |k: &str| -> Result<usize> {
+            get(k)?.parse().with_context(|| format!("{what}: metadata '{k}' is not a number"))
+        };
+        ensure!(get("format")? == TABLE_FORMAT, "{what}: format '{}' is not {TABLE_FORMAT}", get("format")?);
+        ensure!(
+            num("version")? == TABLE_VERSION as usize,
+            "{what}: table version {} but this build reads version {TABLE_VERSION}",
+            num("version")?
+        );
+        let mut w = LinePatternWeights {
+            features: num("features")?,
+            value_hidden: num("value_hidden")?,
+            board_size: num("board_size")?,
+            encoder_version: num("encoder_version")? as u32,
+            table: vec![],
+            point_embed: vec![],
+            global_w: vec![],
+            global_b: vec![],
+            dw_w: vec![],
+            dw_b: vec![],
+            policy_w: vec![],
+            policy_b: vec![],
+            protocol_w: vec![],
+            protocol_b: vec![],
+            value_w1: vec![],
+            value_b1: vec![],
+            value_w2: vec![],
+            value_b2: vec![],
+        };
+        ensure!(
+            renju_rules::board::SIZES.contains(&w.board_size),
+            "{what}: board_size {} out of range ({:?})",
+            w.board_size,
+            renju_rules::board::SIZES
+        );
+        let read = |name: &str| -> Result<Vec<f32>> {
+            let t = st.tensor(name).map_err(|e| anyhow::anyhow!("{what}: tensor '{name}' missing ({e:?})"))?;
+            ensure!(t.dtype() == safetensors::Dtype::F32, "{what}: tensor '{name}' is not f32");
+            Ok(t.data().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+        };
+        w.table = read("table")?;
+        w.point_embed = read("point_embed")?;
+        w.global_w = read("global_w")?;
+        w.global_b = read("global_b")?;
+        w.dw_w = read("dw_w")?;
+        w.dw_b = read("dw_b")?;
+        w.policy_w = read("policy_w")?;
+        w.policy_b = read("policy_b")?;
+        w.protocol_w = read("protocol_w")?;
+        w.protocol_b = read("protocol_b")?;
+        w.value_w1 = read("value_w1")?;
+        w.value_b1 = read("value_b1")?;
+        w.value_w2 = read("value_w2")?;
+        w.value_b2 = read("value_b2")?;
+        w.validate().with_context(|| what.to_string())?;
+        let sum = w.checksum();
+        ensure!(
+            get("checksum")? == &sum,
+            "{what}: checksum mismatch (file says {}, contents give {sum}): the table is corrupt",
+            get("checksum")?
+        );
+        Ok(w)
+    }
+
+    /// Reads and checks a table file.
+    pub fn read(path: &Path) -> Result<LinePatternWeights> {
+        let bytes = std::fs::read(path)
+            .with_context(|| format!("missing or unreadable line-pattern table {}", path.display()))?;
+        LinePatternWeights::from_bytes(&bytes, &path.display().to_string())
+    }
+}
+
+/// Weights of random values in `[-0.5, 0.5)` for a board of side `size`, `f` feature channels and
+/// a value MLP of width `h` (seeded): the tests' stand-in for a trained net.
+#[cfg(test)]
+pub(super) fn random_weights(size: usize, f: usize, h: usize, seed: u64) -> LinePatternWeights {
+    use crate::encode::ENCODER_VERSION;
+    use rand::{Rng, SeedableRng};
+
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut v = |n: usize| (0..n).map(|_| rng.gen_range(-0.5f32..0.5)).collect::<Vec<f32>>();
+    let r = action_space_size(size) - size * size;
+    LinePatternWeights {
+        features: f,
+        value_hidden: h,
+        board_size: size,
+        encoder_version: ENCODER_VERSION,
+        table: v(2 * CANONICAL_PATTERNS * f),
+        point_embed: v(POINT_INPUTS * f),
+        global_w: v(NUM_GLOBALS * f),
+        global_b: v(f),
+        dw_w: v(9 * f),
+        dw_b: v(f),
+        policy_w: v(f),
+        policy_b: v(1),
+        protocol_w: v(r * 2 * f),
+        protocol_b: v(r),
+        value_w1: v(h * 2 * f),
+        value_b1: v(h),
+        value_w2: v(3 * h),
+        value_b2: v(3),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_file_round_trip_and_corruption_is_caught() {
+        let w = random_weights(9, 4, 5, 3);
+        let bytes = w.to_bytes().unwrap();
+        assert_eq!(LinePatternWeights::from_bytes(&bytes, "t").unwrap(), w);
+        // Flip one byte inside the table data (the last bytes of the file are value_b2's).
+        let mut bad = bytes.clone();
+        let n = bad.len();
+        bad[n - 2] ^= 0x40;
+        let err = LinePatternWeights::from_bytes(&bad, "t.safetensors").unwrap_err().to_string();
+        assert!(err.contains("checksum mismatch"), "{err}");
+    }
+}

@@ -1,0 +1,79 @@
+//! The search parameters ([`SearchConfig`]) and the root search they select
+//! ([`SearchAlgorithm`]).
+
+use serde::{Deserialize, Serialize};
+
+/// Search parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchConfig {
+    /// Exploration constant of PUCT. Default 1.5 (KataGo's `cpuctExploration` is 1.0 with a
+    /// log-growing term; AlphaZero used about 1.25 at small visit counts).
+    pub c_puct: f32,
+    /// First-play-urgency reduction below the parent's value (KataGo). Default 0.2.
+    pub fpu_reduction: f32,
+    /// FPU reduction at the root (KataGo uses 0 with noise). Default 0.0.
+    pub root_fpu_reduction: f32,
+    /// Dirichlet total concentration: `alpha = dirichlet_alpha_total / legal actions`
+    /// (KataGo's 10.83; AlphaZero's 0.03 for 361 Go points is about 10.8 in total). Default 10.0.
+    pub dirichlet_alpha_total: f32,
+    /// Weight of the noise at the root (AlphaZero: 0.25). Default 0.25.
+    pub dirichlet_epsilon: f32,
+    /// Use the immediate-win / forced-block shortcuts in plain play. Default true.
+    pub shortcuts: bool,
+    /// Root search: `puct` (default) or `gumbel` ([`crate::mcts::gumbel`]: Gumbel-top-k, sequential
+    /// halving, the improved policy as the target; PUCT below the root; no Dirichlet noise).
+    pub algorithm: SearchAlgorithm,
+    /// Gumbel: most root actions considered, `m` (Danihelka et al. 2022: 16). Default 16.
+    pub gumbel_considered: usize,
+    /// Gumbel: `c_visit` of the transform sigma (paper: 50). Default 50.0.
+    pub gumbel_c_visit: f32,
+    /// Gumbel: `c_scale` of sigma (paper: 1). Default 1.0.
+    pub gumbel_c_scale: f32,
+    /// VCF check at node expansion in plain play (with `shortcuts`): the node budget of each
+    /// solver call (`renju_rules::vcf`, nodes = attacker moves tried); 0 turns it off. A proven
+    /// VCF of the mover makes the node an exact win (at the root: the winning move its only
+    /// child); an opponent VCF whose refutations the same budget proves restricts the children
+    /// to them (none: an exact loss). Default 0 (off).
+    pub vcf_nodes: u64,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            c_puct: 1.5,
+            fpu_reduction: 0.2,
+            root_fpu_reduction: 0.0,
+            dirichlet_alpha_total: 10.0,
+            dirichlet_epsilon: 0.25,
+            shortcuts: true,
+            algorithm: SearchAlgorithm::Puct,
+            gumbel_considered: 16,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 1.0,
+            vcf_nodes: 0,
+        }
+    }
+}
+
+/// Which root search a [`crate::mcts::SearchConfig`] runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchAlgorithm {
+    /// AlphaZero's PUCT at every node, visit counts as the policy target (default).
+    #[default]
+    Puct,
+    /// Gumbel root search ([`crate::mcts::gumbel`]), PUCT below the root.
+    Gumbel,
+}
+
+impl std::str::FromStr for SearchAlgorithm {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> anyhow::Result<SearchAlgorithm> {
+        match s {
+            "puct" => Ok(SearchAlgorithm::Puct),
+            "gumbel" => Ok(SearchAlgorithm::Gumbel),
+            other => anyhow::bail!("unknown search algorithm '{other}' (expected puct or gumbel)"),
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! Whole searches over an evaluator ([`search_with`], [`search_until`]: gather a batch of leaves,
+//! evaluate, deliver, until the budget is spent) and the move choice from the root's visit counts
+//! ([`pick_by_visits`]).
+
+use super::Mcts;
+use rand::Rng;
+
+/// Run a whole search on one tree with a synchronous evaluator call per batch: playouts until
+/// the root has `visits` visits, leaves evaluated `batch` at a time by `eval`
+/// (`planes, globals, n -> (logits, wdl)`). Used by tests, benches and single-game play.
+pub fn search_with<R: Rng, F>(mcts: &mut Mcts, visits: u32, batch: usize, rng: &mut R, eval: F) -> anyhow::Result<()>
+where
+    F: FnMut(&[f32], &[f32], usize) -> anyhow::Result<crate::eval::EvalOutput>,
+{
+    search_until(mcts, visits, batch, None, rng, eval)
+}
+
+/// [`search_with`], stopping early (after the current batch) once `deadline` has passed. A
+/// Gumbel search ([`Mcts::start_gumbel`]) runs until its budget is spent (`visits` is ignored).
+pub fn search_until<R: Rng, F>(
+    mcts: &mut Mcts,
+    visits: u32,
+    batch: usize,
+    deadline: Option<std::time::Instant>,
+    rng: &mut R,
+    mut eval: F,
+) -> anyhow::Result<()>
+where
+    F: FnMut(&[f32], &[f32], usize) -> anyhow::Result<crate::eval::EvalOutput>,
+{
+    let mut planes = Vec::new();
+    let mut globals = Vec::new();
+    let mut stalls = 0;
+    while mcts.search_remaining(visits) > 0 {
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            break;
+        }
+        planes.clear();
+        globals.clear();
+        let before = mcts.root_visits();
+        let want = mcts.search_remaining(visits) as usize;
+        let k = mcts.gather(batch.min(want).max(1), want.max(1), &mut planes, &mut globals);
+        if k > 0 {
+            let out = eval(&planes, &globals, k)?;
+            mcts.deliver(&out.policy_logits, &out.wdl, rng);
+        }
+        if mcts.root_visits() == before {
+            stalls += 1;
+            anyhow::ensure!(stalls < 1000, "search made no progress (root visits stuck at {before})");
+        } else {
+            stalls = 0;
+        }
+    }
+    Ok(())
+}
+
+/// Picks a root action from `(action index, visits, prior)` children (as
+/// [`Mcts::root_children`] gives them), the one move-choice rule of self-play and the arena:
+/// with `temperature` below 0.01, or no visits at all, the most visited child (ties: the higher
+/// prior, then the later child); otherwise a child sampled in proportion to `N^(1/T)` (AlphaZero's
+/// move temperature). `None` when there are no children.
+pub fn pick_by_visits<R: Rng>(children: &[(usize, u32, f32)], temperature: f32, rng: &mut R) -> Option<usize> {
+    let best = children
+        .iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(a.2.partial_cmp(&b.2).unwrap_or(std::cmp::Ordering::Equal)))?;
+    if temperature < 0.01 || best.1 == 0 {
+        return Some(best.0);
+    }
+    let mx = best.1 as f64;
+    let w: Vec<f64> = children.iter().map(|c| (c.1 as f64 / mx).powf(1.0 / temperature as f64)).collect();
+    let total: f64 = w.iter().sum();
+    let mut r = rng.gen::<f64>() * total;
+    for (c, wi) in children.iter().zip(&w) {
+        if r < *wi {
+            return Some(c.0);
+        }
+        r -= wi;
+    }
+    Some(best.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn pick_by_visits_argmax_ties_and_temperature() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        assert_eq!(pick_by_visits(&[], 1.0, &mut rng), None);
+        // Most visited; equal visits go to the higher prior.
+        let ch = [(3, 10, 0.1), (5, 12, 0.2), (7, 12, 0.5), (9, 0, 0.9)];
+        assert_eq!(pick_by_visits(&ch, 0.0, &mut rng), Some(7));
+        // No visits at all: the highest prior.
+        assert_eq!(pick_by_visits(&[(1, 0, 0.2), (2, 0, 0.7)], 1.0, &mut rng), Some(2));
+        // Temperature 1 samples in proportion to the visits: unvisited children never.
+        let mut counts = [0usize; 10];
+        for _ in 0..2000 {
+            counts[pick_by_visits(&ch, 1.0, &mut rng).unwrap()] += 1;
+        }
+        assert_eq!(counts[9], 0);
+        let share = counts[3] as f64 / 2000.0;
+        assert!((share - 10.0 / 34.0).abs() < 0.04, "{counts:?}");
+    }
+}
