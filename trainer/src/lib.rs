@@ -1,8 +1,9 @@
 //! `renju-trainer`: the tch policy-value network and everything around training it.
 //!
 //! - [`config`]: [`TrainerConfig`] and the architecture presets ([`NetConfig::preset`]).
-//! - [`net`]: the KataGo-style residual network ([`net::ResNet`]), [`Net`] over both families, [`NetShape`].
-//! - [`linenet`]: the line-pattern (NNUE-style) network and its table export.
+//! - [`net`]: [`Net`] over both network families, [`NetShape`]; the KataGo-style residual network
+//!   ([`net::resnet`]) and the line-pattern (NNUE-style) network with its table export
+//!   ([`net::linepattern`]).
 //! - [`model`]: published model directories, loading with validation, TorchScript export, the
 //!   [`ModelEvaluator`] (the search crate's `Evaluator`).
 //! - [`replay`]: the replay window over self-play shards, symmetry augmentation, the background
@@ -17,7 +18,6 @@
 
 pub mod config;
 pub mod export;
-pub mod linenet;
 pub mod metrics;
 pub mod model;
 pub mod net;
