@@ -58,7 +58,7 @@ pub fn selfplay_loop(
         let mut sink = ShardSink::new(
             &run.selfplay(),
             &sp,
-            &renju_selfplay::record::default_writer_id(&renju_trainer::rundir::host_tag()),
+            &renju_selfplay::record::default_writer_id(&renju_trainer::process::host_tag()),
             cfg.pipeline.games_per_shard,
         );
         let mut on_progress = |p: &Progress| {

@@ -192,7 +192,7 @@ impl<'a> TrainerLoop<'a> {
         let last = &self.last;
         let line = GenerationLine {
             generation: self.gen,
-            writer: renju_trainer::rundir::process_tag(),
+            writer: renju_trainer::process::process_tag(),
             step: self.trainer.step(),
             samples_trained: self.trainer.samples_trained(),
             total_samples: status.total_samples,

@@ -10,6 +10,8 @@
 //!   batch loader.
 //! - [`optim`]: SGD-Nesterov / AdamW with checkpointable state.
 //! - [`rundir`]: [`RunDir`], the run directory's layout (the only place that names its parts).
+//! - [`process`]: this process's identity (host, pid, subcommand) as logs, locks and leases
+//!   record it.
 //! - [`runlock`]: [`runlock::RunLock`], the one-trainer-per-run OS lock.
 //! - [`store`]: run directories on object storage ([`store::ObjectRun`], `--run s3://...`).
 //! - [`trainer`]: [`Trainer`] (open or resume a run, train steps, checkpoint, publish).
@@ -22,6 +24,7 @@ pub mod metrics;
 pub mod model;
 pub mod net;
 pub mod optim;
+pub mod process;
 pub mod replay;
 pub mod rundir;
 pub mod runlock;

@@ -20,6 +20,7 @@
 //! with the store and do nothing for a local run.
 
 use crate::model::{generation_dir_name, list_generations};
+use crate::process::{host_tag, is_running, lease_owner, process_tag};
 use crate::runlock::RunLock;
 use crate::store::{default_cache_dir, is_remote, ObjectRun};
 use anyhow::{Context, Result};
@@ -97,21 +98,15 @@ impl RunDir {
         self.remote.as_ref().map_or(Ok(()), |r| r.push_generations(&self.root))
     }
 
-    /// This process as a lease owner: `host:pid`.
-    fn owner() -> String {
-        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-        format!("{}:{}", host.trim(), std::process::id())
-    }
-
     /// Remote run: takes the one-trainer lease ([`crate::store::LEASE_SECONDS`]); an error names
     /// the trainer that holds it.
     pub fn take_trainer_lease(&self) -> Result<()> {
-        self.remote.as_ref().map_or(Ok(()), |r| r.acquire_lease(&Self::owner()))
+        self.remote.as_ref().map_or(Ok(()), |r| r.acquire_lease(&lease_owner()))
     }
 
     /// Remote run: renews the trainer lease when due; an error when another trainer took it.
     pub fn renew_trainer_lease(&self) -> Result<()> {
-        self.remote.as_ref().map_or(Ok(()), |r| r.renew_lease(&Self::owner()))
+        self.remote.as_ref().map_or(Ok(()), |r| r.renew_lease(&lease_owner()))
     }
 
     /// Remote run: gives the trainer lease up.
@@ -243,8 +238,10 @@ pub fn partial_shard_is_stale(path: &Path, host: &str, grace: std::time::Duratio
         Some((h.to_string(), pid))
     });
     if let Some((h, pid)) = writer {
-        if h == host && Path::new("/proc/self").exists() {
-            return !Path::new(&format!("/proc/{pid}")).exists();
+        if h == host {
+            if let Some(running) = is_running(pid) {
+                return !running;
+            }
         }
     }
     std::fs::metadata(path)
@@ -252,29 +249,6 @@ pub fn partial_shard_is_stale(path: &Path, host: &str, grace: std::time::Duratio
         .ok()
         .and_then(|t| t.elapsed().ok())
         .is_some_and(|age| age >= grace)
-}
-
-/// This machine's host name, reduced to `[A-Za-z0-9]` (at most 24 characters; `local` when
-/// unknown): part of shard names, which must stay unique when self-play processes on several
-/// machines share one run directory, and of [`process_tag`].
-pub fn host_tag() -> String {
-    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_default();
-    let tag: String = name.trim().chars().filter(|c| c.is_ascii_alphanumeric()).take(24).collect();
-    if tag.is_empty() {
-        "local".into()
-    } else {
-        tag
-    }
-}
-
-/// The writing process as the run directory's logs name it: `<command> pid <pid>@<host>`, e.g.
-/// `train pid 4242@node1` (the command is the CLI's subcommand, the first argument).
-pub fn process_tag() -> String {
-    let command = std::env::args().nth(1).filter(|a| !a.starts_with('-')).unwrap_or_else(|| "renju-zero".into());
-    format!("{command} pid {}@{}", std::process::id(), host_tag())
 }
 
 #[cfg(test)]
