@@ -25,6 +25,7 @@ use crate::runlock::RunLock;
 use crate::store::{default_cache_dir, is_remote, ObjectRun};
 use anyhow::{Context, Result};
 use renju_fs::append_line;
+use renju_selfplay::record::ShardName;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -226,18 +227,14 @@ impl RunDir {
 /// this old has no live writer.
 pub const PARTIAL_SHARD_GRACE: std::time::Duration = std::time::Duration::from_secs(600);
 
-/// Whether the partial shard `path` (`sp-<host>-p<pid>-...npz.tmp`, see
-/// `renju_selfplay::record::default_writer_id`) can no longer be finished: written by process
-/// `pid` of this host (`host`) that no longer runs (`/proc/<pid>` is gone), or, for any other
-/// writer, not modified for `grace`. A file that cannot be read is left alone.
+/// Whether the partial shard `path` (`<shard name>.tmp`, see [`ShardName`]) can no longer be
+/// finished: written by process `pid` of this host (`host`, the writer id's tag) that no longer
+/// runs, or, for any other writer, not modified for `grace`. A file that cannot be read is left
+/// alone.
 pub fn partial_shard_is_stale(path: &Path, host: &str, grace: std::time::Duration) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    let writer = name.strip_prefix("sp-").and_then(|rest| {
-        let (h, rest) = rest.split_once("-p")?;
-        let pid: u32 = rest.split('-').next()?.parse().ok()?;
-        Some((h.to_string(), pid))
-    });
-    if let Some((h, pid)) = writer {
+    let shard = name.strip_suffix(".tmp").and_then(|n| ShardName::parse(n).ok());
+    if let Some((h, pid)) = shard.as_ref().and_then(|s| s.writer_process()) {
         if h == host {
             if let Some(running) = is_running(pid) {
                 return !running;
