@@ -14,9 +14,10 @@
 use super::config::RunConfig;
 use anyhow::{Context, Result};
 use renju_selfplay::record::read_shard;
-use renju_trainer::model::{
-    generation_is_kept, list_generations, load_model, KEEP_NEWEST_GENERATIONS, LATEST_FILE, TORCHSCRIPT_FILE,
+use renju_trainer::generations::{
+    generation_dir_name, generation_is_kept, list_generations, read_latest, KEEP_NEWEST_GENERATIONS,
 };
+use renju_trainer::model::{load_model, TORCHSCRIPT_FILE};
 use renju_trainer::RunDir;
 
 /// What [`check_run`] found: counts, and every broken invariant as a sentence.
@@ -80,11 +81,14 @@ pub fn check_run(run: &RunDir) -> Result<RunCheck> {
             c.problems.push(format!("{} does not load: {e}", pt.display()));
         }
     }
-    let latest = std::fs::read_to_string(run.models().join(LATEST_FILE)).unwrap_or_default();
     if let Some(&n) = gens.last() {
-        let want = renju_trainer::model::generation_dir_name(n);
-        if latest.trim() != want {
-            c.problems.push(format!("models/LATEST names {:?}, the newest generation is {want}", latest.trim()));
+        let want = generation_dir_name(n);
+        match read_latest(&run.models()) {
+            Ok(Some(latest)) if latest == want => {}
+            Ok(latest) => c
+                .problems
+                .push(format!("models/LATEST names {:?}, the newest generation is {want}", latest.unwrap_or_default())),
+            Err(e) => c.problems.push(format!("{e:#}")),
         }
     }
     c.partial_files = count_partial(run)?;

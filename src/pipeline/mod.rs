@@ -16,17 +16,18 @@
 //! Every generation appends a JSON line to `generations.jsonl` (step, losses, and how many
 //! recorded positions each generation's self-play has produced so far) and a summary line to
 //! `train.log`.
-
 //!
 //! Modules: [`config`] (the TOML run config, opening a run directory with it), [`stop`] (the stop
-//! flag and conditions, signals), [`check`] (a run directory's invariants, `renju-zero check-run`), the self-play half (`selfplay_half`), the trainer half
-//! (`trainer_half`, in named phases), the gate match (`gate`) and `generations.jsonl`
-//! (`generations`). The run directory's layout is [`RunDir`]'s (in `renju-trainer`).
+//! flag and conditions, signals), [`check`] (a run directory's invariants, `renju-zero
+//! check-run`), the self-play half (`selfplay_half`), the trainer half (`trainer_half`, in named
+//! phases), the gate match (`gate`) and `generations.jsonl` (`generation_log`). The run
+//! directory's layout belongs to [`RunDir`], the generation lifecycle (`gen-NNNNNN`, `LATEST`,
+//! publishing, pruning) to `renju_trainer::generations`.
 
 pub mod check;
 pub mod config;
 mod gate;
-mod generations;
+mod generation_log;
 mod progress;
 mod selfplay_half;
 pub mod stop;
@@ -50,7 +51,7 @@ fn sweep(run: &RunDir) -> Result<()> {
         say(&line);
         run.note(&line)?;
     }
-    if let Some(g) = renju_trainer::model::repair_latest(&run.models())? {
+    if let Some(g) = renju_trainer::generations::repair_latest(&run.models())? {
         let line =
             format!("models/LATEST pointed at an older generation (a kill after publishing); now generation {g}");
         say(&line);

@@ -8,7 +8,7 @@
 //! (`ServerHandle::per_thread`), and new generations are handed to the workers the same way.
 
 use super::config::RunConfig;
-use super::generations::list_shards_or_empty;
+use super::generation_log::list_shards_or_empty;
 use super::progress::bar;
 use super::stop::{say, Stop, StopWhen};
 use anyhow::{Context, Result};

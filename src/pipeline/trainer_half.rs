@@ -9,7 +9,7 @@
 
 use super::config::RunConfig;
 use super::gate::gate_candidate;
-use super::generations::{
+use super::generation_log::{
     append_generation_line, newest_generations, recover_generation_lines, GenerationLine, GenerationTally,
     SelfplayLine, BY_GENERATION_KEPT,
 };
@@ -18,7 +18,7 @@ use super::stop::{say, Stop, StopWhen};
 use anyhow::{Context, Result};
 use indicatif::{MultiProgress, ProgressBar};
 use renju_selfplay::gamestats::GameStats;
-use renju_trainer::model::prune_generations;
+use renju_trainer::generations::prune_generations;
 use renju_trainer::trainer::{TrainMetrics, Trainer};
 use renju_trainer::RunDir;
 use std::time::{Duration, Instant};

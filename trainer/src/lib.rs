@@ -4,8 +4,10 @@
 //! - [`net`]: [`Net`] over both network families, [`NetShape`]; the KataGo-style residual network
 //!   ([`net::resnet`]) and the line-pattern (NNUE-style) network with its table export
 //!   ([`net::linepattern`]).
-//! - [`model`]: published model directories, loading with validation, TorchScript export, the
-//!   [`ModelEvaluator`] (the search crate's `Evaluator`).
+//! - [`model`]: the model directory (its files and `config.json`, [`ModelConfig`]), loading with
+//!   validation, TorchScript tracing, the [`ModelEvaluator`] (the search crate's `Evaluator`).
+//! - [`generations`]: the generation lifecycle of `models/`: `gen-NNNNNN` names, listing,
+//!   publishing, `LATEST`, pruning.
 //! - [`replay`]: the replay window over self-play shards, symmetry augmentation, the background
 //!   batch loader.
 //! - [`optim`]: SGD-Nesterov / AdamW with checkpointable state.
@@ -20,6 +22,7 @@
 
 pub mod config;
 pub mod export;
+pub mod generations;
 pub mod metrics;
 pub mod model;
 pub mod net;

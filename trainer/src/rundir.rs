@@ -5,7 +5,8 @@
 //! Layout:
 //! - `config.toml`: the config the run was started with;
 //! - `selfplay/*.npz`: replay shards (`selfplay/rejected/` holds shards the window refused);
-//! - `models/gen-NNNNNN/`, `models/LATEST`: published generations ([`crate::model`]);
+//! - `models/gen-NNNNNN/`, `models/LATEST`: published generations ([`crate::generations`], each a
+//!   model directory of [`crate::model`]);
 //! - `checkpoints/step-NNNNNNNNN/`, `checkpoints/LATEST`: training state ([`crate::trainer`]);
 //! - `candidates/step-NNNNNNNNN/`: a gated candidate while its arena match runs;
 //! - `tensorboard/`: TensorBoard event files ([`crate::metrics`]);
@@ -19,7 +20,7 @@
 //! layout; the `sync_*`/`*_lease` methods exchange its shards, generations and the trainer lease
 //! with the store and do nothing for a local run.
 
-use crate::model::{generation_dir_name, list_generations};
+use crate::generations::{generation_dir_name, newest_generation};
 use crate::process::{host_tag, is_running, lease_owner, process_tag};
 use crate::runlock::RunLock;
 use crate::store::{default_cache_dir, is_remote, ObjectRun};
@@ -169,8 +170,7 @@ impl RunDir {
                 r.pull_generation(g, &self.root)?;
             }
         }
-        let models = self.models();
-        Ok(list_generations(&models)?.last().map(|&g| (g, models.join(generation_dir_name(g)))))
+        Ok(newest_generation(&self.models())?.map(|g| (g, self.generation(g))))
     }
 
     /// The directory of generation `g` under `models/` (present or not).
