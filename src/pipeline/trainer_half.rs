@@ -19,8 +19,8 @@ use anyhow::{Context, Result};
 use indicatif::{MultiProgress, ProgressBar};
 use renju_selfplay::gamestats::GameStats;
 use renju_trainer::generations::prune_generations;
-use renju_trainer::trainer::{TrainMetrics, Trainer};
 use renju_trainer::RunDir;
+use renju_trainer::{TrainMetrics, Trainer};
 use std::time::{Duration, Instant};
 
 /// Trainer half: trains within the samples-per-new-sample budget and publishes generations until

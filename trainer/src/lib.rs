@@ -16,9 +16,9 @@
 //!   record it.
 //! - [`runlock`]: [`runlock::RunLock`], the one-trainer-per-run OS lock.
 //! - [`store`]: run directories on object storage ([`store::ObjectRun`], `--run s3://...`).
-//! - [`trainer`]: [`Trainer`] (open or resume a run, train steps, checkpoint, publish).
+//! - [`training`]: [`Trainer`] (open or resume a run, train steps, checkpoint, publish).
 //! - [`metrics`]: the [`MetricsSink`] trait, TensorBoard output and an event-file reader.
-//! - [`export`]: `renju-zero export` as a library function.
+//! - [`export`]: a published model written as one file (TorchScript or safetensors).
 
 pub mod config;
 pub mod export;
@@ -32,7 +32,7 @@ pub mod replay;
 pub mod rundir;
 pub mod runlock;
 pub mod store;
-pub mod trainer;
+pub mod training;
 
 pub use config::{NetConfig, NetKind, OptimizerConfig, TrainerConfig};
 pub use metrics::MetricsSink;
@@ -40,4 +40,4 @@ pub use model::{ModelConfig, ModelEvaluator};
 pub use net::{Net, NetShape};
 pub use replay::{ReplayWindow, WindowStatus};
 pub use rundir::RunDir;
-pub use trainer::{TrainMetrics, Trainer};
+pub use training::{TrainMetrics, Trainer};

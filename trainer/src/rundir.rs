@@ -7,7 +7,7 @@
 //! - `selfplay/*.npz`: replay shards (`selfplay/rejected/` holds shards the window refused);
 //! - `models/gen-NNNNNN/`, `models/LATEST`: published generations ([`crate::generations`], each a
 //!   model directory of [`crate::model`]);
-//! - `checkpoints/step-NNNNNNNNN/`, `checkpoints/LATEST`: training state ([`crate::trainer`]);
+//! - `checkpoints/step-NNNNNNNNN/`, `checkpoints/LATEST`: training state ([`crate::training`]);
 //! - `candidates/step-NNNNNNNNN/`: a gated candidate while its arena match runs;
 //! - `tensorboard/`: TensorBoard event files ([`crate::metrics`]);
 //! - `train.log`: notices and one summary line per generation; `generations.jsonl`: one JSON line
