@@ -97,7 +97,7 @@ impl GameTally {
 /// Run the command; returns the process exit code.
 pub fn run(args: CurveArgs) -> Result<i32> {
     let run = RunDir::new(&args.run);
-    anyhow::ensure!(run.config().exists(), "{} is not a run directory (no config.toml)", args.run.display());
+    run.ensure_is_run()?;
     let cfg: RunConfig = renju_zero::pipeline::check_config(&run.config(), &args.sets)
         .with_context(|| format!("reading the config of run {}", args.run.display()))?;
     let models = run.models();

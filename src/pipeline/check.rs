@@ -38,9 +38,11 @@ pub struct RunCheck {
     pub problems: Vec<String>,
 }
 
-/// Checks the run directory `run` (read-only). Errors only when a directory cannot be listed;
-/// broken invariants are reported in [`RunCheck::problems`].
+/// Checks the run directory `run` (read-only). Errors when `run` is not a run directory (missing,
+/// or without `config.toml`: [`RunDir::ensure_is_run`]) or a directory cannot be listed; broken
+/// invariants are reported in [`RunCheck::problems`].
 pub fn check_run(run: &RunDir) -> Result<RunCheck> {
+    run.ensure_is_run()?;
     let mut c = RunCheck::default();
     let gens = list_generations(&run.models())?;
     c.generations = gens.len();

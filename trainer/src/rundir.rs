@@ -115,6 +115,19 @@ impl RunDir {
     pub fn release_trainer_lease(&self) -> Result<()> {
         self.remote.as_ref().map_or(Ok(()), |r| r.release_lease())
     }
+    /// Checks that the directory is a run directory, as `renju-zero train` makes it: it exists and
+    /// holds `config.toml`. For the commands that read a run without starting one. Errors say
+    /// which is missing.
+    pub fn ensure_is_run(&self) -> Result<()> {
+        let dir = self.root.display();
+        anyhow::ensure!(self.root.is_dir(), "{dir} is not a run directory: it does not exist");
+        anyhow::ensure!(
+            self.config().is_file(),
+            "{dir} is not a run directory: it has no config.toml (runs are made by `renju-zero train`)"
+        );
+        Ok(())
+    }
+
     /// `config.toml`: the config the run uses.
     pub fn config(&self) -> PathBuf {
         self.root.join("config.toml")
