@@ -1,4 +1,4 @@
-//! A run that survives its users (issue 13): signals always stop `train`, even with its stderr
+//! A run that survives its users: signals always stop `train`, even with its stderr
 //! closed (`| tee` ended by the same Ctrl-C).
 
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! `renju-zero check-run`: the invariants a run directory keeps through any number of kills and
-//! restarts (issue 13 §3), checked from the files alone. Used by `scripts/soak.sh` after its kill
-//! loop and by the suite's shorter fault-injection test.
+//! restarts, checked from the files alone. Used by `scripts/soak.sh` after its kill loop and by
+//! the suite's shorter fault-injection test.
 //!
 //! Invariants: the published generations are `0..=n`, each once (with
 //! `pipeline.keep_generations_every = M`: at least 0, the multiples of M and the newest 10 of
