@@ -282,3 +282,22 @@ fn a_bad_config_is_named_and_leaves_no_run_directory() {
     assert!(err.contains("keep_generations_every must be at least 1"), "{err}");
     assert!(!run.exists());
 }
+
+/// `check-run` on a path that is not a run directory (missing, or without `config.toml`) says
+/// so, instead of checking an empty run's invariants.
+#[test]
+fn check_run_on_a_missing_or_empty_directory_says_it_is_not_a_run_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let check = |run: &Path| {
+        let out = bin().arg("check-run").arg("--run").arg(run).stdin(Stdio::null()).output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let missing = dir.path().join("nope");
+    let (code, err) = check(&missing);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains(&format!("{} is not a run directory: it does not exist", missing.display())), "{err}");
+    let (code, err) = check(dir.path());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains(&format!("{} is not a run directory: it has no config.toml", dir.path().display())), "{err}");
+    assert!(!err.contains("are missing"), "{err}");
+}

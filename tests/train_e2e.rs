@@ -214,7 +214,7 @@ fn a_killed_run_resumes_without_loss_or_duplication() {
     // What a kill (or a bad disk) can leave: a half-written shard of the killed process and a
     // corrupt one. Beside them, shards that live writers are still writing (this test process
     // on this host; a fresh one from another machine): the restart must leave those alone.
-    let host = renju_trainer::rundir::host_tag();
+    let host = renju_trainer::process::host_tag();
     let killed = format!("sp-{host}-p{killed_pid}-1-000001.npz.tmp");
     let live_here = format!("sp-{host}-p{}-1-000009.npz.tmp", std::process::id());
     let live_elsewhere = "sp-othermachine-p7-1-000009.npz.tmp";

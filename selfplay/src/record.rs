@@ -12,8 +12,8 @@
 //! | `meta` | u8 | [bytes] | UTF-8 JSON [`ShardMeta`] |
 //!
 //! [`ShardWriter::write`] writes `<dir>/<name>.npz.tmp`, fsyncs it and renames it to `<dir>/<name>.npz`;
-//! names are `sp-<writer id>-<unix ms>-<sequence>.npz`, unique per writer, so several processes
-//! (with distinct writer ids) can write into one directory. [`read_shard`] validates every array's
+//! names ([`ShardName`]) are `sp-<writer id>-<unix ms>-<sequence>.npz`, unique per writer, so
+//! several processes (with distinct writer ids) can write into one directory. [`read_shard`] validates every array's
 //! dtype and shape against the metadata and names the file in every error.
 
 use crate::action::action_space_size;
@@ -150,12 +150,77 @@ pub struct ShardWriter {
 
 static SHARD_SEQ: AtomicU64 = AtomicU64::new(0);
 
-/// A writer id unique to this process: `<pid>`, optionally prefixed by the caller's tag.
+/// A writer id unique to this process: `p<pid>`, or `<tag>-p<pid>` with the caller's tag
+/// (which must not contain `-p`; the run pipeline uses the host name, so that writers on several
+/// machines stay distinct). [`ShardName::writer_process`] reads it back.
 pub fn default_writer_id(tag: &str) -> String {
     if tag.is_empty() {
         format!("p{}", std::process::id())
     } else {
         format!("{tag}-p{}", std::process::id())
+    }
+}
+
+/// The file name of a shard: `sp-<writer id>-<unix ms>-<sequence>.npz` (the sequence zero-padded
+/// to 6 digits). Formatted by [`std::fmt::Display`], read back by [`ShardName::parse`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardName {
+    /// The writer's id, unique among the processes writing into one directory (it may contain
+    /// `-`, see [`default_writer_id`]).
+    pub writer_id: String,
+    /// When the shard was written: milliseconds since the Unix epoch.
+    pub unix_ms: u64,
+    /// The writing process's shard counter.
+    pub seq: u64,
+}
+
+impl ShardName {
+    /// The name of the next shard `writer_id` writes: the current time and this process's next
+    /// sequence number.
+    pub fn next(writer_id: &str) -> ShardName {
+        let unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        ShardName { writer_id: writer_id.to_string(), unix_ms, seq: SHARD_SEQ.fetch_add(1, Ordering::Relaxed) }
+    }
+
+    /// Reads a shard file name (`sp-<writer id>-<unix ms>-<sequence>.npz`; the writer id is
+    /// everything between the prefix and the last two `-`). Errors name the file name and what
+    /// it lacks.
+    pub fn parse(file_name: &str) -> Result<ShardName> {
+        let fields = file_name
+            .strip_prefix("sp-")
+            .and_then(|r| r.strip_suffix(".npz"))
+            .with_context(|| format!("{file_name:?} is not a shard name (sp-<writer id>-<unix ms>-<sequence>.npz)"))?;
+        let mut parts = fields.rsplitn(3, '-');
+        let (seq, ms, writer) = (parts.next(), parts.next(), parts.next());
+        let number = |field: Option<&str>, what: &str| -> Result<u64> {
+            field
+                .filter(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|f| f.parse().ok())
+                .with_context(|| format!("shard name {file_name:?}: the {what} is not a number"))
+        };
+        let seq = number(seq, "sequence")?;
+        let unix_ms = number(ms, "time (unix ms)")?;
+        let writer_id =
+            writer.filter(|w| !w.is_empty()).with_context(|| format!("shard name {file_name:?}: no writer id"))?;
+        Ok(ShardName { writer_id: writer_id.to_string(), unix_ms, seq })
+    }
+
+    /// The process that wrote the shard, when its writer id has the form [`default_writer_id`]
+    /// gives: `(tag, pid)` (the tag empty for `p<pid>`).
+    pub fn writer_process(&self) -> Option<(&str, u32)> {
+        let (tag, pid) = match self.writer_id.rsplit_once("-p") {
+            Some((tag, pid)) => (tag, pid),
+            None => ("", self.writer_id.strip_prefix('p')?),
+        };
+        Some((tag, pid.parse().ok()?))
+    }
+}
+
+impl std::fmt::Display for ShardName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "sp-{}-{}-{:06}.npz", self.writer_id, self.unix_ms, self.seq)
     }
 }
 
@@ -212,14 +277,11 @@ impl ShardWriter {
     pub fn games(&self) -> usize {
         self.meta.games.len()
     }
-    /// Write the shard into `dir` (created if missing) as `sp-<writer>-<ms>-<seq>.npz` through
+    /// Write the shard into `dir` (created if missing) as [`ShardName::next`] through
     /// the crash-safe layer (`renju_fs::write_atomic_with`: a `.tmp` file, fsync, rename); returns
     /// the final path. The writer is emptied.
     pub fn write(&mut self, dir: &Path) -> Result<PathBuf> {
-        let ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
-        let seq = SHARD_SEQ.fetch_add(1, Ordering::Relaxed);
-        let name = format!("sp-{}-{ms}-{seq:06}.npz", self.meta.writer_id);
-        let path = dir.join(&name);
+        let path = dir.join(ShardName::next(&self.meta.writer_id).to_string());
         renju_fs::write_atomic_with(&path, |tmp| self.write_to(tmp))
             .with_context(|| format!("writing shard {}", path.display()))?;
         self.positions.clear();
@@ -343,4 +405,37 @@ pub fn list_shards(dir: &Path) -> Result<Vec<PathBuf>> {
     }
     v.sort();
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shard_name_reads_back_as_written() {
+        let name = ShardName { writer_id: "node1-p4242".into(), unix_ms: 1_700_000_000_123, seq: 7 };
+        assert_eq!(name.to_string(), "sp-node1-p4242-1700000000123-000007.npz");
+        assert_eq!(ShardName::parse(&name.to_string()).unwrap(), name);
+        assert_eq!(name.writer_process(), Some(("node1", 4242)));
+        let next = ShardName::next(&default_writer_id("cli"));
+        assert_eq!(ShardName::parse(&next.to_string()).unwrap(), next);
+        assert_eq!(next.writer_process(), Some(("cli", std::process::id())));
+        let bare = ShardName::next(&default_writer_id(""));
+        assert_eq!(bare.writer_process(), Some(("", std::process::id())));
+        // A writer id of another form reads back, without a process.
+        let other = ShardName::parse("sp-bad-1-000002.npz").unwrap();
+        assert_eq!((other.writer_id.as_str(), other.unix_ms, other.seq), ("bad", 1, 2));
+        assert_eq!(other.writer_process(), None);
+    }
+
+    #[test]
+    fn a_malformed_shard_name_is_refused_naming_what_is_wrong() {
+        let err = |name: &str| format!("{:#}", ShardName::parse(name).unwrap_err());
+        assert!(err("odd.npz").contains("\"odd.npz\" is not a shard name"), "{}", err("odd.npz"));
+        assert!(err("sp-a-1-2.npz.tmp").contains("is not a shard name"));
+        assert!(err("sp-a-1-x2.npz").contains("the sequence is not a number"), "{}", err("sp-a-1-x2.npz"));
+        assert!(err("sp-a--2.npz").contains("the time (unix ms) is not a number"), "{}", err("sp-a--2.npz"));
+        assert!(err("sp-1-2.npz").contains("no writer id"), "{}", err("sp-1-2.npz"));
+        assert!(err("sp--1-2.npz").contains("no writer id"), "{}", err("sp--1-2.npz"));
+    }
 }

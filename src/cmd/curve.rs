@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use renju_arena::agent::{SearchLimit, SearchSettings};
@@ -14,12 +14,12 @@ use renju_arena::curve::{
 use renju_arena::matches::{ArenaConfig, OpeningMode};
 use renju_selfplay::eval::EvaluatorSpec;
 use renju_selfplay::record::{list_shards, read_shard_meta};
-use renju_trainer::model::{list_generations, CONFIG_FILE};
+use renju_trainer::config::DeviceChoice;
+use renju_trainer::generations::list_generations;
+use renju_trainer::model::{evaluator_loader, published_at, ModelConfig};
 use renju_zero::pipeline::{RunConfig, RunDir, Stop};
 
 use crate::cmd::arena::default_threads;
-use renju_trainer::config::DeviceChoice;
-use renju_trainer::model::evaluator_loader;
 
 /// Arguments of `renju-zero curve`.
 #[derive(clap::Args)]
@@ -109,24 +109,10 @@ impl GameTally {
     }
 }
 
-/// When a generation was published: its `config.json` is written once, never replaced.
-fn published_at(dir: &Path) -> Result<SystemTime> {
-    let p = dir.join(CONFIG_FILE);
-    std::fs::metadata(&p).and_then(|m| m.modified()).with_context(|| format!("reading the time of {}", p.display()))
-}
-
-/// Training steps behind a published generation (`trained_steps` of its `config.json`).
-fn trained_steps(dir: &Path) -> Result<u64> {
-    let p = dir.join(CONFIG_FILE);
-    let text = std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
-    let v: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", p.display()))?;
-    v["trained_steps"].as_u64().with_context(|| format!("{}: no trained_steps", p.display()))
-}
-
 /// Run the command; returns the process exit code.
 pub fn run(args: CurveArgs) -> Result<i32> {
     let run = RunDir::new(&args.run);
-    anyhow::ensure!(run.config().exists(), "{} is not a run directory (no config.toml)", args.run.display());
+    run.ensure_is_run()?;
     let cfg: RunConfig = renju_zero::pipeline::check_config(&run.config(), &args.sets)
         .with_context(|| format!("reading the config of run {}", args.run.display()))?;
     let models = run.models();
@@ -191,7 +177,7 @@ pub fn run(args: CurveArgs) -> Result<i32> {
         eprintln!("  {}", opp.how_played(&curve_cfg));
     }
     loop {
-        let available = if models.exists() { list_generations(&models)? } else { Vec::new() };
+        let available = list_generations(&models)?;
         let start = match available.first() {
             Some(&g0) => Some(published_at(&gen_dir(g0))?),
             None => None,
@@ -210,7 +196,7 @@ pub fn run(args: CurveArgs) -> Result<i32> {
                 };
                 let point = CurveGeneration {
                     generation: g,
-                    step: trained_steps(&dir)?,
+                    step: ModelConfig::read(&dir)?.trained_steps,
                     minutes,
                     selfplay_games: tally.games_before(&run.selfplay(), g)?,
                     eval: EvaluatorSpec::Model(dir),

@@ -1,6 +1,6 @@
 //! `renju-zero check-run`: the invariants a run directory keeps through any number of kills and
-//! restarts (issue 13 §3), checked from the files alone. Used by `scripts/soak.sh` after its kill
-//! loop and by the suite's shorter fault-injection test.
+//! restarts, checked from the files alone. Used by `scripts/soak.sh` after its kill loop and by
+//! the suite's shorter fault-injection test.
 //!
 //! Invariants: the published generations are `0..=n`, each once (with
 //! `pipeline.keep_generations_every = M`: at least 0, the multiples of M and the newest 10 of
@@ -14,9 +14,10 @@
 use super::config::RunConfig;
 use anyhow::{Context, Result};
 use renju_selfplay::record::read_shard;
-use renju_trainer::model::{
-    generation_is_kept, list_generations, load_model, KEEP_NEWEST_GENERATIONS, LATEST_FILE, TORCHSCRIPT_FILE,
+use renju_trainer::generations::{
+    generation_dir_name, generation_is_kept, list_generations, read_latest, KEEP_NEWEST_GENERATIONS,
 };
+use renju_trainer::model::{load_model, TORCHSCRIPT_FILE};
 use renju_trainer::RunDir;
 
 /// What [`check_run`] found: counts, and every broken invariant as a sentence.
@@ -37,9 +38,11 @@ pub struct RunCheck {
     pub problems: Vec<String>,
 }
 
-/// Checks the run directory `run` (read-only). Errors only when a directory cannot be listed;
-/// broken invariants are reported in [`RunCheck::problems`].
+/// Checks the run directory `run` (read-only). Errors when `run` is not a run directory (missing,
+/// or without `config.toml`: [`RunDir::ensure_is_run`]) or a directory cannot be listed; broken
+/// invariants are reported in [`RunCheck::problems`].
 pub fn check_run(run: &RunDir) -> Result<RunCheck> {
+    run.ensure_is_run()?;
     let mut c = RunCheck::default();
     let gens = list_generations(&run.models())?;
     c.generations = gens.len();
@@ -80,11 +83,14 @@ pub fn check_run(run: &RunDir) -> Result<RunCheck> {
             c.problems.push(format!("{} does not load: {e}", pt.display()));
         }
     }
-    let latest = std::fs::read_to_string(run.models().join(LATEST_FILE)).unwrap_or_default();
     if let Some(&n) = gens.last() {
-        let want = renju_trainer::model::generation_dir_name(n);
-        if latest.trim() != want {
-            c.problems.push(format!("models/LATEST names {:?}, the newest generation is {want}", latest.trim()));
+        let want = generation_dir_name(n);
+        match read_latest(&run.models()) {
+            Ok(Some(latest)) if latest == want => {}
+            Ok(latest) => c
+                .problems
+                .push(format!("models/LATEST names {:?}, the newest generation is {want}", latest.unwrap_or_default())),
+            Err(e) => c.problems.push(format!("{e:#}")),
         }
     }
     c.partial_files = count_partial(run)?;

@@ -78,7 +78,7 @@ pub struct PipelineConfig {
     /// Default true.
     pub gate_sprt: bool,
     /// Local retention of published generations: once
-    /// [`KEEP_NEWEST_GENERATIONS`](renju_trainer::model::KEEP_NEWEST_GENERATIONS) newer ones
+    /// [`KEEP_NEWEST_GENERATIONS`](renju_trainer::generations::KEEP_NEWEST_GENERATIONS) newer ones
     /// exist, a generation is deleted unless its number is a multiple of this (generation 0
     /// always stays; the object store of a remote run keeps everything). Default 1: every
     /// generation is kept. A line-pattern generation holds its 17 MB table (F = 32), and a CPU

@@ -3,6 +3,7 @@
 
 use super::config::RunConfig;
 use anyhow::{Context, Result};
+use renju_trainer::model::write_model_files;
 use renju_trainer::{RunDir, Trainer};
 use std::path::Path;
 
@@ -18,16 +19,22 @@ pub(crate) fn gate_candidate(
     use renju_arena::gatekeeper::{gate, GateConfig};
     use renju_arena::spec::PlayerSpec;
     let candidates = run.candidates();
-    let dir = candidates.join(format!("step-{:09}", trainer.step()));
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
+    let name = format!("step-{:09}", trainer.step());
+    let dir = candidates.join(&name);
+    let tmp = candidates.join(format!(".tmp-{name}-{}", std::process::id()));
+    for old in [&dir, &tmp] {
+        if old.exists() {
+            std::fs::remove_dir_all(old).with_context(|| format!("removing {}", old.display()))?;
+        }
     }
-    std::fs::create_dir_all(&candidates).with_context(|| format!("creating {}", candidates.display()))?;
+    std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
     let mc = trainer.model_config(incumbent + 1)?;
-    // publish_model writes into `<candidates>/gen-NNNNNN` atomically; rename it to the step.
-    let written = renju_trainer::model::publish_model(&candidates, trainer.var_store(), &mc)?;
-    std::fs::rename(&written, &dir).with_context(|| format!("renaming {} to {}", written.display(), dir.display()))?;
-    let _ = std::fs::remove_file(candidates.join("LATEST"));
+    // Written whole into a temporary directory, then renamed, as a generation is.
+    let written = write_model_files(&tmp, trainer.var_store(), &mc).and_then(|_| renju_fs::publish_dir(&tmp, &dir));
+    if let Err(e) = written {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e.context(format!("writing the candidate {}", dir.display())));
+    }
     let incumbent_dir = run.generation(incumbent);
     let spec = |name: &str, d: &Path| {
         PlayerSpec::parse(name, &format!("model:{},playouts={}", d.display(), cfg.pipeline.gate_playouts))

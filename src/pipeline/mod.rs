@@ -22,14 +22,15 @@
 //! signals), [`report`] (what the loops report while they run; the binary renders it),
 //! [`check`] (a run directory's invariants, `renju-zero check-run`), the self-play half
 //! (`selfplay_half`), the trainer half (`trainer_half`, in named phases), the gate match (`gate`)
-//! and `generations.jsonl` (`generations`). The run directory's layout is [`RunDir`]'s (in
-//! `renju-trainer`).
+//! and `generations.jsonl` (`generation_log`). The run directory's layout belongs to [`RunDir`],
+//! the generation lifecycle (`gen-NNNNNN`, `LATEST`, publishing, pruning) to
+//! `renju_trainer::generations`.
 
 pub mod check;
 pub mod config;
 pub mod defaults;
 mod gate;
-mod generations;
+mod generation_log;
 pub mod report;
 mod selfplay_half;
 pub mod stop;
@@ -53,7 +54,7 @@ fn sweep(run: &RunDir) -> Result<()> {
         say(&line);
         run.note(&line)?;
     }
-    if let Some(g) = renju_trainer::model::repair_latest(&run.models())? {
+    if let Some(g) = renju_trainer::generations::repair_latest(&run.models())? {
         let line =
             format!("models/LATEST pointed at an older generation (a kill after publishing); now generation {g}");
         say(&line);

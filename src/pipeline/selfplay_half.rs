@@ -8,7 +8,7 @@
 //! (`ServerHandle::per_thread`), and new generations are handed to the workers the same way.
 
 use super::config::RunConfig;
-use super::generations::list_shards_or_empty;
+use super::generation_log::list_shards_or_empty;
 use super::report::{Half, Report, Reporter};
 use super::stop::{say, Stop, StopWhen};
 use anyhow::{Context, Result};
@@ -57,7 +57,7 @@ pub fn selfplay_loop(
         let mut sink = ShardSink::new(
             &run.selfplay(),
             &sp,
-            &renju_selfplay::record::default_writer_id(&renju_trainer::rundir::host_tag()),
+            &renju_selfplay::record::default_writer_id(&renju_trainer::process::host_tag()),
             cfg.pipeline.games_per_shard,
         );
         let mut on_progress = |p: &Progress| {

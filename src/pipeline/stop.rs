@@ -1,10 +1,10 @@
 //! Stopping the loops: a shared flag set by SIGINT / SIGTERM / SIGHUP, by a [`StopWhen`]
 //! condition or by an error in the other half; and [`say`], the one way the pipeline prints.
 //!
-//! What a stop does (issue 13 §1): the trainer finishes the step it is in (it checks the flag
-//! between steps) and writes a checkpoint; self-play writes the games it has finished as one
-//! last whole shard (temp file + rename) and drops the games still in progress, so a stop never
-//! leaves a half shard.
+//! What a stop does: the trainer finishes the step it is in (it checks the flag between steps)
+//! and writes a checkpoint; self-play writes the games it has finished as one last whole shard
+//! (temp file + rename) and drops the games still in progress, so a stop never leaves a half
+//! shard.
 
 use anyhow::{Context, Result};
 use std::sync::atomic::{AtomicBool, Ordering};

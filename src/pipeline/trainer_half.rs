@@ -9,7 +9,7 @@
 
 use super::config::RunConfig;
 use super::gate::gate_candidate;
-use super::generations::{
+use super::generation_log::{
     append_generation_line, newest_generations, recover_generation_lines, GenerationLine, GenerationTally,
     SelfplayLine, BY_GENERATION_KEPT,
 };
@@ -17,9 +17,9 @@ use super::report::{Half, Report, Reporter};
 use super::stop::{say, Stop, StopWhen};
 use anyhow::{Context, Result};
 use renju_selfplay::gamestats::GameStats;
-use renju_trainer::model::prune_generations;
-use renju_trainer::trainer::{TrainMetrics, Trainer};
+use renju_trainer::generations::prune_generations;
 use renju_trainer::RunDir;
+use renju_trainer::{TrainMetrics, Trainer};
 use std::time::{Duration, Instant};
 
 /// Trainer half: trains within the samples-per-new-sample budget and publishes generations until
@@ -186,7 +186,7 @@ impl<'a> TrainerLoop<'a> {
         let last = &self.last;
         let line = GenerationLine {
             generation: self.gen,
-            writer: renju_trainer::rundir::process_tag(),
+            writer: renju_trainer::process::process_tag(),
             step: self.trainer.step(),
             samples_trained: self.trainer.samples_trained(),
             total_samples: status.total_samples,

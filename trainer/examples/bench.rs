@@ -22,7 +22,7 @@ use renju_selfplay::encode::{NUM_GLOBALS, NUM_PLANES};
 use renju_selfplay::eval::Evaluator;
 use renju_selfplay::record::{EndReason, GameMeta, GameResult, PositionRecord, ShardWriter};
 use renju_trainer::config::{DeviceChoice, NetConfig, TrainerConfig, WindowConfig};
-use renju_trainer::linenet::LinePath;
+use renju_trainer::net::LinePath;
 use renju_trainer::net::{Net, NetShape};
 use renju_trainer::optim::Optimizer;
 use renju_trainer::{ModelEvaluator, RunDir, Trainer};

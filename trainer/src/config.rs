@@ -15,14 +15,15 @@ pub enum NetKind {
     /// The KataGo-style residual tower ([`crate::net::ResNet`]). Default.
     #[default]
     Resnet,
-    /// The line-pattern (NNUE-style) net ([`crate::linenet::LineNet`]), exported as a table that
+    /// The line-pattern (NNUE-style) net ([`crate::net::LineNet`]), exported as a table that
     /// the search evaluates without torch (`renju_selfplay::linepattern`).
     Linepattern,
 }
 
-/// Architecture: the network family and its sizes (see [`crate::net`] and [`crate::linenet`]
-/// for the layers). The residual keys (`blocks` .. `value_channels`) are ignored by the
-/// line-pattern net, the `line_*` keys by the residual net; `value_hidden` serves both.
+/// Architecture: the network family and its sizes (see [`crate::net::resnet`] and
+/// [`crate::net::linepattern`] for the layers). The residual keys (`blocks` .. `value_channels`)
+/// are ignored by the line-pattern net, the `line_*` keys by the residual net; `value_hidden`
+/// serves both.
 ///
 /// The tower follows KataGo (Wu 2019, "Accelerating Self-Play Learning in Go", §3 and
 /// Appendix A): pre-activation residual blocks, some of which carry a global-pooling bias, and

@@ -1,4 +1,4 @@
-//! Exporting a published model to a single file (`renju-zero export`).
+//! Exporting a published model to a single file (the library side of `renju-zero export`).
 
 use crate::model::{load_model, trace_torchscript};
 use anyhow::{ensure, Context, Result};
@@ -12,17 +12,6 @@ pub enum ExportFormat {
     TorchScript,
     /// The network variables as safetensors (f32), keys as in `model.safetensors`.
     Safetensors,
-}
-
-impl std::str::FromStr for ExportFormat {
-    type Err = anyhow::Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "torchscript" => Ok(ExportFormat::TorchScript),
-            "safetensors" => Ok(ExportFormat::Safetensors),
-            other => anyhow::bail!("unknown export format '{other}' (expected torchscript or safetensors)"),
-        }
-    }
 }
 
 /// Loads the model in `model_dir` (a generation directory, or a models directory with

@@ -11,15 +11,15 @@
 //!   order), columns `A..A+3` the value logits win, draw, loss for the deciding player (softmax
 //!   them for probabilities). Batch norm is in inference mode; runs on the CPU.
 //!
-//! `<run>/models/LATEST` holds the name of the newest generation (`gen-NNNNNN`). Every file is
-//! written into `models/.tmp-gen-NNNNNN-<pid>/` which is then renamed to `gen-NNNNNN`; an existing
-//! generation is never replaced.
+//! A generation is published whole ([`publish_model`], through [`crate::generations`], which
+//! owns the `models/` directory: `gen-NNNNNN` names, `LATEST`, pruning); an existing generation
+//! is never replaced.
 
-use crate::config::NetConfig;
-use crate::config::NetKind;
+use crate::config::{NetConfig, NetKind};
+use crate::generations::{publish_generation, read_latest, LATEST_FILE};
 use crate::net::{Net, NetShape};
 use anyhow::{bail, ensure, Context, Result};
-use renju_fs::{publish_dir, write_atomic};
+use renju_fs::write_atomic;
 use renju_rules::Rule;
 use renju_selfplay::encode::{planes_for_version, ENCODER_VERSION};
 use renju_selfplay::eval::{check_inputs, EvalOutput, Evaluator};
@@ -40,8 +40,6 @@ pub const WEIGHTS_FILE: &str = "model.safetensors";
 pub const CONFIG_FILE: &str = "config.json";
 /// See the module docs.
 pub const TORCHSCRIPT_FILE: &str = "model.pt";
-/// Pointer file in the models directory naming the newest generation.
-pub const LATEST_FILE: &str = "LATEST";
 
 /// `config.json` of a model directory.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -158,15 +156,7 @@ pub fn resolve_model_dir(dir: &Path) -> Result<PathBuf> {
     if dir.join(CONFIG_FILE).exists() {
         return Ok(dir.to_path_buf());
     }
-    let latest = dir.join(LATEST_FILE);
-    if latest.exists() {
-        let name = std::fs::read_to_string(&latest).with_context(|| format!("reading {}", latest.display()))?;
-        let name = name.trim();
-        ensure!(
-            !name.is_empty() && !name.contains('/') && name != "..",
-            "{}: malformed pointer '{name}'",
-            latest.display()
-        );
+    if let Some(name) = read_latest(dir)? {
         return Ok(dir.join(name));
     }
     if !dir.exists() {
@@ -381,110 +371,19 @@ pub fn load_evaluator(dir: &Path, device: Device) -> Result<(Box<dyn Evaluator>,
     })
 }
 
-/// Name of generation `g`'s directory: `gen-NNNNNN`.
-pub fn generation_dir_name(g: u64) -> String {
-    format!("gen-{g:06}")
-}
-
-/// Generations present in `models_dir` (directories named `gen-NNNNNN`), ascending.
-pub fn list_generations(models_dir: &Path) -> Result<Vec<u64>> {
-    let mut gens = Vec::new();
-    if !models_dir.exists() {
-        return Ok(gens);
-    }
-    for e in std::fs::read_dir(models_dir).with_context(|| format!("reading {}", models_dir.display()))? {
-        let e = e?;
-        let name = e.file_name().to_string_lossy().into_owned();
-        if let Some(n) = name.strip_prefix("gen-").and_then(|n| n.parse::<u64>().ok()) {
-            if e.path().is_dir() {
-                gens.push(n);
-            }
-        }
-    }
-    gens.sort_unstable();
-    Ok(gens)
-}
-
-/// Generations [`prune_generations`] never deletes: the newest this many (self-play workers,
-/// the curve and matches may still be loading them).
-pub const KEEP_NEWEST_GENERATIONS: u64 = 10;
-
-/// The retention rule of [`prune_generations`]: generation `g`, when `newest` is the newest
-/// published one, stays if it is among the newest [`KEEP_NEWEST_GENERATIONS`] or a multiple of
-/// `every` (generation 0 always; `every <= 1` keeps all). `check-run` checks a run against it.
-pub fn generation_is_kept(g: u64, newest: u64, every: u64) -> bool {
-    every <= 1 || g + KEEP_NEWEST_GENERATIONS > newest || g.is_multiple_of(every)
-}
-
-/// Local retention of published generations: deletes every generation directory of
-/// `models_dir` that has at least [`KEEP_NEWEST_GENERATIONS`] newer ones and whose number is not
-/// a multiple of `every` (generation 0 always stays). Each is renamed to a `.tmp-pruned-*` name
-/// first, so a half-deleted directory never looks like a generation. `every <= 1` deletes
-/// nothing. Returns the deleted generations, ascending. Errors name the directory that could not
-/// be removed.
-pub fn prune_generations(models_dir: &Path, every: u64) -> Result<Vec<u64>> {
-    if every <= 1 {
-        return Ok(Vec::new());
-    }
-    let gens = list_generations(models_dir)?;
-    let Some(&newest) = gens.last() else { return Ok(Vec::new()) };
-    let mut pruned = Vec::new();
-    for g in gens {
-        if generation_is_kept(g, newest, every) {
-            continue;
-        }
-        let dir = models_dir.join(generation_dir_name(g));
-        let doomed = models_dir.join(format!(".tmp-pruned-{}-{}", generation_dir_name(g), std::process::id()));
-        std::fs::rename(&dir, &doomed).with_context(|| format!("pruning {}", dir.display()))?;
-        std::fs::remove_dir_all(&doomed).with_context(|| format!("removing {}", doomed.display()))?;
-        pruned.push(g);
-    }
-    Ok(pruned)
-}
-
-/// Publishes `vs` as generation `config.generation` under `models_dir`: writes everything into
-/// a temporary directory, renames it to `gen-NNNNNN` (refusing to replace an existing one), then
-/// updates `LATEST` (temp file + rename). Returns the new directory.
+/// Publishes `vs` as generation `config.generation` under `models_dir`
+/// ([`publish_generation`]: the files of [`write_model_files`] in a temporary directory renamed
+/// to `gen-NNNNNN`, refusing to replace an existing one, then `LATEST`). Returns the new
+/// directory.
 pub fn publish_model(models_dir: &Path, vs: &nn::VarStore, config: &ModelConfig) -> Result<PathBuf> {
-    std::fs::create_dir_all(models_dir).with_context(|| format!("creating {}", models_dir.display()))?;
-    let name = generation_dir_name(config.generation);
-    let dest = models_dir.join(&name);
-    ensure!(
-        !dest.exists(),
-        "generation {} already published at {}; refusing to overwrite it",
-        config.generation,
-        dest.display()
-    );
-    let tmp = models_dir.join(format!(".tmp-{name}-{}", std::process::id()));
-    if tmp.exists() {
-        std::fs::remove_dir_all(&tmp).with_context(|| format!("removing stale {}", tmp.display()))?;
-    }
-    std::fs::create_dir(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-    let res = write_model_files(&tmp, vs, config).and_then(|_| publish_dir(&tmp, &dest));
-    if let Err(e) = res {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(e.context(format!("publishing generation {}", config.generation)));
-    }
-    write_latest(models_dir, config.generation)?;
-    Ok(dest)
+    publish_generation(models_dir, config.generation, |dir| write_model_files(dir, vs, config))
 }
 
-/// Points `models_dir/LATEST` at generation `g` (temp file + rename).
-pub fn write_latest(models_dir: &Path, g: u64) -> Result<()> {
-    write_atomic(&models_dir.join(LATEST_FILE), format!("{}\n", generation_dir_name(g)).as_bytes())
-}
-
-/// A kill between publishing a generation and updating `LATEST` leaves `LATEST` naming an older
-/// one: points it at the newest generation of `models_dir` if it does not already. Returns the
-/// generation it now names when it had to repair it.
-pub fn repair_latest(models_dir: &Path) -> Result<Option<u64>> {
-    let Some(&newest) = list_generations(models_dir)?.last() else { return Ok(None) };
-    let latest = std::fs::read_to_string(models_dir.join(LATEST_FILE)).unwrap_or_default();
-    if latest.trim() == generation_dir_name(newest) {
-        return Ok(None);
-    }
-    write_latest(models_dir, newest)?;
-    Ok(Some(newest))
+/// When the model directory `dir` was written: the modification time of its `config.json`,
+/// which is written once and never replaced.
+pub fn published_at(dir: &Path) -> Result<std::time::SystemTime> {
+    let p = dir.join(CONFIG_FILE);
+    std::fs::metadata(&p).and_then(|m| m.modified()).with_context(|| format!("reading the time of {}", p.display()))
 }
 
 /// The network as a search [`Evaluator`]: inference under `no_grad` with batch norm in

@@ -5,8 +5,9 @@
 //! Layout:
 //! - `config.toml`: the config the run was started with;
 //! - `selfplay/*.npz`: replay shards (`selfplay/rejected/` holds shards the window refused);
-//! - `models/gen-NNNNNN/`, `models/LATEST`: published generations ([`crate::model`]);
-//! - `checkpoints/step-NNNNNNNNN/`, `checkpoints/LATEST`: training state ([`crate::trainer`]);
+//! - `models/gen-NNNNNN/`, `models/LATEST`: published generations ([`crate::generations`], each a
+//!   model directory of [`crate::model`]);
+//! - `checkpoints/step-NNNNNNNNN/`, `checkpoints/LATEST`: training state ([`crate::training`]);
 //! - `candidates/step-NNNNNNNNN/`: a gated candidate while its arena match runs;
 //! - `tensorboard/`: TensorBoard event files ([`crate::metrics`]);
 //! - `train.log`: notices and one summary line per generation; `generations.jsonl`: one JSON line
@@ -19,11 +20,13 @@
 //! layout; the `sync_*`/`*_lease` methods exchange its shards, generations and the trainer lease
 //! with the store and do nothing for a local run.
 
-use crate::model::{generation_dir_name, list_generations};
+use crate::generations::{generation_dir_name, newest_generation};
+use crate::process::{host_tag, is_running, lease_owner, process_tag};
 use crate::runlock::RunLock;
 use crate::store::{default_cache_dir, is_remote, ObjectRun};
 use anyhow::{Context, Result};
 use renju_fs::append_line;
+use renju_selfplay::record::ShardName;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -97,27 +100,34 @@ impl RunDir {
         self.remote.as_ref().map_or(Ok(()), |r| r.push_generations(&self.root))
     }
 
-    /// This process as a lease owner: `host:pid`.
-    fn owner() -> String {
-        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-        format!("{}:{}", host.trim(), std::process::id())
-    }
-
     /// Remote run: takes the one-trainer lease ([`crate::store::LEASE_SECONDS`]); an error names
     /// the trainer that holds it.
     pub fn take_trainer_lease(&self) -> Result<()> {
-        self.remote.as_ref().map_or(Ok(()), |r| r.acquire_lease(&Self::owner()))
+        self.remote.as_ref().map_or(Ok(()), |r| r.acquire_lease(&lease_owner()))
     }
 
     /// Remote run: renews the trainer lease when due; an error when another trainer took it.
     pub fn renew_trainer_lease(&self) -> Result<()> {
-        self.remote.as_ref().map_or(Ok(()), |r| r.renew_lease(&Self::owner()))
+        self.remote.as_ref().map_or(Ok(()), |r| r.renew_lease(&lease_owner()))
     }
 
     /// Remote run: gives the trainer lease up.
     pub fn release_trainer_lease(&self) -> Result<()> {
         self.remote.as_ref().map_or(Ok(()), |r| r.release_lease())
     }
+    /// Checks that the directory is a run directory, as `renju-zero train` makes it: it exists and
+    /// holds `config.toml`. For the commands that read a run without starting one. Errors say
+    /// which is missing.
+    pub fn ensure_is_run(&self) -> Result<()> {
+        let dir = self.root.display();
+        anyhow::ensure!(self.root.is_dir(), "{dir} is not a run directory: it does not exist");
+        anyhow::ensure!(
+            self.config().is_file(),
+            "{dir} is not a run directory: it has no config.toml (runs are made by `renju-zero train`)"
+        );
+        Ok(())
+    }
+
     /// `config.toml`: the config the run uses.
     pub fn config(&self) -> PathBuf {
         self.root.join("config.toml")
@@ -173,8 +183,7 @@ impl RunDir {
                 r.pull_generation(g, &self.root)?;
             }
         }
-        let models = self.models();
-        Ok(list_generations(&models)?.last().map(|&g| (g, models.join(generation_dir_name(g)))))
+        Ok(newest_generation(&self.models())?.map(|g| (g, self.generation(g))))
     }
 
     /// The directory of generation `g` under `models/` (present or not).
@@ -231,20 +240,18 @@ impl RunDir {
 /// this old has no live writer.
 pub const PARTIAL_SHARD_GRACE: std::time::Duration = std::time::Duration::from_secs(600);
 
-/// Whether the partial shard `path` (`sp-<host>-p<pid>-...npz.tmp`, see
-/// `renju_selfplay::record::default_writer_id`) can no longer be finished: written by process
-/// `pid` of this host (`host`) that no longer runs (`/proc/<pid>` is gone), or, for any other
-/// writer, not modified for `grace`. A file that cannot be read is left alone.
+/// Whether the partial shard `path` (`<shard name>.tmp`, see [`ShardName`]) can no longer be
+/// finished: written by process `pid` of this host (`host`, the writer id's tag) that no longer
+/// runs, or, for any other writer, not modified for `grace`. A file that cannot be read is left
+/// alone.
 pub fn partial_shard_is_stale(path: &Path, host: &str, grace: std::time::Duration) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    let writer = name.strip_prefix("sp-").and_then(|rest| {
-        let (h, rest) = rest.split_once("-p")?;
-        let pid: u32 = rest.split('-').next()?.parse().ok()?;
-        Some((h.to_string(), pid))
-    });
-    if let Some((h, pid)) = writer {
-        if h == host && Path::new("/proc/self").exists() {
-            return !Path::new(&format!("/proc/{pid}")).exists();
+    let shard = name.strip_suffix(".tmp").and_then(|n| ShardName::parse(n).ok());
+    if let Some((h, pid)) = shard.as_ref().and_then(|s| s.writer_process()) {
+        if h == host {
+            if let Some(running) = is_running(pid) {
+                return !running;
+            }
         }
     }
     std::fs::metadata(path)
@@ -252,29 +259,6 @@ pub fn partial_shard_is_stale(path: &Path, host: &str, grace: std::time::Duratio
         .ok()
         .and_then(|t| t.elapsed().ok())
         .is_some_and(|age| age >= grace)
-}
-
-/// This machine's host name, reduced to `[A-Za-z0-9]` (at most 24 characters; `local` when
-/// unknown): part of shard names, which must stay unique when self-play processes on several
-/// machines share one run directory, and of [`process_tag`].
-pub fn host_tag() -> String {
-    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_default();
-    let tag: String = name.trim().chars().filter(|c| c.is_ascii_alphanumeric()).take(24).collect();
-    if tag.is_empty() {
-        "local".into()
-    } else {
-        tag
-    }
-}
-
-/// The writing process as the run directory's logs name it: `<command> pid <pid>@<host>`, e.g.
-/// `train pid 4242@node1` (the command is the CLI's subcommand, the first argument).
-pub fn process_tag() -> String {
-    let command = std::env::args().nth(1).filter(|a| !a.starts_with('-')).unwrap_or_else(|| "renju-zero".into());
-    format!("{command} pid {}@{}", std::process::id(), host_tag())
 }
 
 #[cfg(test)]

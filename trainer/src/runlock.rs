@@ -1,9 +1,10 @@
 //! One trainer per run directory: an exclusive OS file lock on `<run>/trainer.lock`, held for
-//! the life of the `train` / `trainer` process (issue 13 §2).
+//! the life of the `train` / `trainer` process.
 //!
 //! The lock is `flock(2)` through `std::fs::File::try_lock` (std ≥ 1.89): the kernel releases it
 //! when the process ends in any way, SIGKILL included, so a stale lock file never blocks a new
-//! trainer; the file's content (pid, host, start time, command) only serves the refusal message.
+//! trainer; the file's content ([`crate::process::lock_record`]: command, pid, host, start time)
+//! only serves the refusal message.
 //! Self-play processes take no lock. On a network filesystem `flock` is only as good as the
 //! filesystem's lock support (NFSv4 and most cluster filesystems have it).
 
@@ -49,11 +50,7 @@ impl RunLock {
                 return Err(e).with_context(|| format!("locking {}", path.display()));
             }
         }
-        let me = format!(
-            "{}, started {}\n",
-            crate::rundir::process_tag(),
-            humantime::format_rfc3339_seconds(std::time::SystemTime::now())
-        );
+        let me = crate::process::lock_record();
         file.set_len(0).with_context(|| format!("truncating {}", path.display()))?;
         file.seek(SeekFrom::Start(0)).with_context(|| format!("writing {}", path.display()))?;
         file.write_all(me.as_bytes()).with_context(|| format!("writing {}", path.display()))?;

@@ -23,6 +23,10 @@
 //! `GOOGLE_SERVICE_ACCOUNT` / `GOOGLE_APPLICATION_CREDENTIALS`; `AZURE_STORAGE_ACCOUNT_NAME`,
 //! `AZURE_STORAGE_ACCOUNT_KEY`. GCS and Azure need the `gcp` / `azure` cargo features.
 
+use crate::generations::{
+    generation_dir_name, latest_record, list_generations, parse_generation_dir_name, read_latest, write_latest,
+    LATEST_FILE,
+};
 use anyhow::{anyhow, bail, Context, Result};
 use object_store::path::Path as ObjPath;
 use object_store::{ObjectStore, PutMode, PutOptions, PutPayload, UpdateVersion};
@@ -237,17 +241,18 @@ impl ObjectRun {
 
     /// The newest published generation according to `models/LATEST`, if any.
     pub fn latest_generation(&self) -> Result<Option<u64>> {
-        let Some(bytes) = self.get("models/LATEST")? else { return Ok(None) };
+        let Some(bytes) = self.get(&format!("models/{LATEST_FILE}"))? else { return Ok(None) };
         let text = String::from_utf8_lossy(&bytes);
-        let g = text.trim().strip_prefix("gen-").and_then(|n| n.parse().ok());
-        g.map(Some).ok_or_else(|| anyhow!("{}/models/LATEST: not a generation name: {:?}", self.url, text.trim()))
+        let g = parse_generation_dir_name(text.trim());
+        g.map(Some)
+            .ok_or_else(|| anyhow!("{}/models/{LATEST_FILE}: not a generation name: {:?}", self.url, text.trim()))
     }
 
     /// Downloads generation `g` into `models/` of the local run directory `local` unless it is
     /// there, then points the local `LATEST` at it. The files go into a temporary directory
     /// published whole ([`renju_fs::publish_dir`]).
     pub fn pull_generation(&self, g: u64, local: &Path) -> Result<()> {
-        let name = crate::model::generation_dir_name(g);
+        let name = generation_dir_name(g);
         let models = local.join("models");
         let dest = models.join(&name);
         if !dest.exists() {
@@ -270,11 +275,10 @@ impl ObjectRun {
                 }
             }
         }
-        let latest = models.join(crate::model::LATEST_FILE);
-        if std::fs::read_to_string(&latest).is_ok_and(|t| t.trim() == name) {
+        if read_latest(&models).ok().flatten() == Some(name) {
             return Ok(());
         }
-        renju_fs::write_atomic(&latest, format!("{name}\n").as_bytes())
+        write_latest(&models, g)
     }
 
     /// Uploads every local generation of `local/models/` newer than the store's `LATEST`, each
@@ -283,11 +287,11 @@ impl ObjectRun {
     pub fn push_generations(&self, local: &Path) -> Result<()> {
         let models = local.join("models");
         let remote = self.latest_generation()?;
-        for g in crate::model::list_generations(&models)? {
+        for g in list_generations(&models)? {
             if remote.is_some_and(|r| g <= r) {
                 continue;
             }
-            let name = crate::model::generation_dir_name(g);
+            let name = generation_dir_name(g);
             let mut files: Vec<PathBuf> = std::fs::read_dir(models.join(&name))
                 .with_context(|| format!("reading {}", models.join(&name).display()))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
@@ -302,7 +306,7 @@ impl ObjectRun {
                     bail!("{}/{rel} already exists with other contents: another trainer published generation {g}; refusing to overwrite it", self.url);
                 }
             }
-            self.put("models/LATEST", format!("{name}\n").as_bytes())?;
+            self.put(&format!("models/{LATEST_FILE}"), latest_record(g).as_bytes())?;
         }
         Ok(())
     }

@@ -1,7 +1,7 @@
-//! Model loading under bad input (issue 13 §4): a published model directory whose
-//! `config.json`, `model.safetensors` or TorchScript `model.pt` is replaced by arbitrary bytes or
-//! mutated (bytes overwritten, truncated; JSON values replaced) always loads or fails with an
-//! error naming the file, never a panic or an abort. Cases per property: proptest's default 256,
+//! Model loading under bad input: a published model directory whose `config.json`,
+//! `model.safetensors` or TorchScript `model.pt` is replaced by arbitrary bytes or mutated (bytes
+//! overwritten, truncated; JSON values replaced) always loads or fails with an error naming the
+//! file, never a panic or an abort. Cases per property: proptest's default 256,
 //! or `PROPTEST_CASES` (scripts/fuzz.sh runs more).
 
 use proptest::prelude::*;

@@ -169,7 +169,7 @@ fn tiny_line_pattern_net_overfits_a_small_data_set() {
 
 #[test]
 fn pattern_gather_path_equals_the_board_convolutions_in_outputs_and_gradients() {
-    use renju_trainer::linenet::{LineNet, LinePath};
+    use renju_trainer::net::{LineNet, LinePath};
     use renju_trainer::NetShape;
     use tch::{nn, Device, Kind, Tensor};
     tch::manual_seed(5);

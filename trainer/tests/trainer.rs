@@ -444,7 +444,7 @@ fn version_3_batches_carry_the_vcf_planes_and_drop_them_out() {
 
 #[test]
 fn pruning_keeps_the_newest_ten_and_every_kth_generation() {
-    use renju_trainer::model::{list_generations, prune_generations};
+    use renju_trainer::generations::{list_generations, prune_generations};
     let dir = tempfile::tempdir().unwrap();
     for g in 0..=30u64 {
         let d = dir.path().join(format!("gen-{g:06}"));

@@ -1,6 +1,6 @@
 //! The line-pattern (NNUE-style) policy-value network, torch-free half: the pattern encoding, the
 //! exported table file and the table evaluator [`LinePatternEvaluator`]. The trainer
-//! (`renju_trainer::linenet`) learns the mapping with 1-D convolutions and writes the table.
+//! (`renju_trainer::net::linepattern`) learns the mapping with 1-D convolutions and writes the table.
 //!
 //! Design (after Rapfi's "mix" networks, dhbloo/rapfi `Rapfi/eval/mix9nnue.*`; the code is our
 //! own): for every empty point `p` and each of the 4 directions `d` of [`DIRS`], the 10 cells

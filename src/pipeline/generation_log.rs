@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use renju_fs::append_line;
 use renju_selfplay::gamestats::GameStats;
 use renju_selfplay::record::{list_shards, read_shard, GameMeta};
-use renju_trainer::rundir::process_tag;
+use renju_trainer::process::process_tag;
 use renju_trainer::RunDir;
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -28,8 +28,8 @@
 //! distinct window of each layer (`LineNet::line_rows`), gathered back per point. The second is
 //! about 15x faster on a CPU (docs/experiments/2026-12-line-pattern-trainer.md).
 
+use super::shape::NetShape;
 use crate::config::NetConfig;
-use crate::net::NetShape;
 use anyhow::{Context, Result};
 use renju_selfplay::encode::ENCODER_VERSION;
 use renju_selfplay::linepattern::{
@@ -274,8 +274,9 @@ impl LineNet {
             children.push(idx);
             keys = below;
         }
-        children.reverse(); // children[l - 1]: layer l's sub-window indices
-                            // Layer 0 features: the one-hot input channels (own, opponent, wall) of the 4 states.
+        // children[l - 1]: layer l's sub-window indices.
+        children.reverse();
+        // Layer 0 features: the one-hot input channels (own, opponent, wall) of the 4 states.
         let mut h = Tensor::from_slice(&[0f32, 0., 0., 1., 0., 0., 0., 1., 0., 0., 0., 1.])
             .view([4, 3])
             .to_kind(kind)

@@ -19,8 +19,9 @@
 //! same losses.
 
 use crate::config::TrainerConfig;
+use crate::generations::{newest_generation, LATEST_FILE};
 use crate::metrics::{MetricsSink, NullSink, TensorBoardSink};
-use crate::model::{list_generations, load_weights, publish_model, ModelConfig, LATEST_FILE, WEIGHTS_FILE};
+use crate::model::{load_weights, publish_model, ModelConfig, WEIGHTS_FILE};
 use crate::net::{is_decayed, Net, NetShape};
 use crate::optim::Optimizer;
 use crate::replay::{LoadJob, Loader, ReplayWindow, WindowStatus};
@@ -138,7 +139,7 @@ impl Trainer {
             let dir = t.run.checkpoints().join(name.trim());
             t.load_checkpoint(&dir)?;
         } else {
-            if list_generations(&t.run.models())?.is_empty() {
+            if newest_generation(&t.run.models())?.is_none() {
                 t.publish()?;
             }
             t.checkpoint()?;
@@ -456,8 +457,7 @@ impl Trainer {
     /// Publishes the current network as the next generation (`max existing + 1`, or 0 in an
     /// empty models directory) and returns its number. See [`crate::model::publish_model`].
     pub fn publish(&mut self) -> Result<u64> {
-        let gens = list_generations(&self.run.models())?;
-        let generation = gens.last().map_or(0, |g| g + 1);
+        let generation = newest_generation(&self.run.models())?.map_or(0, |g| g + 1);
         let cfg = self.model_config(generation)?;
         publish_model(&self.run.models(), &self.vs, &cfg)?;
         self.metrics.scalar("models/generation", self.step, generation as f64);

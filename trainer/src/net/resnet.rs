@@ -1,4 +1,4 @@
-//! The policy-value network: a KataGo-style residual tower (Wu 2019, "Accelerating Self-Play
+//! The residual network family: a KataGo-style residual tower (Wu 2019, "Accelerating Self-Play
 //! Learning in Go", Appendix A) over the shared encoder's planes and globals.
 //!
 //! Shapes (`n` = batch, `C` = [`NetShape::planes`], `G` = [`NetShape::globals`], `S` = board side,
@@ -21,58 +21,11 @@
 //! - value head: 1x1 convolution to `Hv` channels, bn-relu, mean+max pooling `[n, 2Hv]`,
 //!   `linear -> relu -> linear(3)`: logits of win, draw, loss for the deciding player, `[n, 3]`.
 
-use crate::config::{NetConfig, NetKind};
-use crate::linenet::{LineNet, LinePath};
-use anyhow::{ensure, Result};
-use serde::{Deserialize, Serialize};
+use super::shape::NetShape;
+use crate::config::NetConfig;
+use anyhow::Result;
 use tch::nn::{self, ModuleT};
 use tch::Tensor;
-
-/// Input and output dimensions of a network (fixed by the encoder version and the board size).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NetShape {
-    /// Input planes `C` (`renju_selfplay::encode::NUM_PLANES`).
-    pub planes: usize,
-    /// Input globals `G` (`renju_selfplay::encode::NUM_GLOBALS`).
-    pub globals: usize,
-    /// Board side `S`.
-    pub size: usize,
-    /// Policy outputs `A` (`renju_selfplay::action::action_space_size(S)`); must be `> S*S`.
-    pub actions: usize,
-}
-
-impl NetShape {
-    /// The shape the current shared encoder (`renju_selfplay::encode`, version
-    /// `ENCODER_VERSION`) and action space give for boards of side `size`.
-    pub fn current(size: usize) -> NetShape {
-        NetShape {
-            planes: renju_selfplay::encode::NUM_PLANES,
-            globals: renju_selfplay::encode::NUM_GLOBALS,
-            size,
-            actions: renju_selfplay::action::action_space_size(size),
-        }
-    }
-
-    /// The shape of a network for encoder `version` (`renju_selfplay::encode::input_shape`) on
-    /// boards of side `size`. Errors: a version this build does not know.
-    pub fn for_version(version: u32, size: usize) -> anyhow::Result<NetShape> {
-        let (planes, globals) = renju_selfplay::encode::input_shape(version)?;
-        Ok(NetShape { planes, globals, ..NetShape::current(size) })
-    }
-
-    /// Points on the board, `S*S`.
-    pub fn points(&self) -> usize {
-        self.size * self.size
-    }
-
-    /// Checks what every network family needs of the shape. Errors: an action space that does not
-    /// exceed the points (the protocol actions follow the points, docs/DESIGN.md).
-    pub fn validate(&self) -> Result<()> {
-        ensure!(self.actions > self.points(), "action space {} must exceed the {} points", self.actions, self.points());
-        Ok(())
-    }
-}
 
 fn conv(vs: nn::Path, cin: usize, cout: usize, k: usize) -> nn::Conv2D {
     let cfg = nn::ConvConfig { padding: (k / 2) as i64, bias: false, ..Default::default() };
@@ -219,56 +172,4 @@ impl ResNet {
         let value = pool(&v).apply(&self.v_fc1).relu().apply(&self.v_fc2);
         (policy, value)
     }
-}
-
-/// A network of either family ([`NetConfig::kind`]): the residual tower or the line-pattern net
-/// ([`crate::linenet`]). Both take the encoder's planes and globals and give the same outputs.
-pub enum Net {
-    /// [`NetKind::Resnet`].
-    Res(Box<ResNet>),
-    /// [`NetKind::Linepattern`].
-    Line(Box<LineNet>),
-}
-
-impl Net {
-    /// Builds the network of family `cfg.kind` on `vs` (tch's default initialisation; seed torch
-    /// with `tch::manual_seed` first for reproducible weights).
-    pub fn new(vs: &nn::Path, cfg: &NetConfig, shape: NetShape) -> Result<Net> {
-        Ok(match cfg.kind {
-            NetKind::Resnet => Net::Res(Box::new(ResNet::new(vs, cfg, shape)?)),
-            NetKind::Linepattern => Net::Line(Box::new(LineNet::new(vs, cfg, shape)?)),
-        })
-    }
-
-    /// The input/output dimensions.
-    pub fn shape(&self) -> NetShape {
-        match self {
-            Net::Res(n) => n.shape(),
-            Net::Line(n) => n.shape(),
-        }
-    }
-
-    /// Forward pass. `planes: [n, C, S, S]`, `globals: [n, G]` (float, on the network's device
-    /// and of its kind). Returns `(policy_logits [n, A], value_logits [n, 3])`; `train` selects
-    /// training mode (batch statistics in batch norm; the line-pattern net's pattern-gather path,
-    /// [`LinePath::Patterns`], which does not trace: `train = false` is the traceable path).
-    pub fn forward(&self, planes: &Tensor, globals: &Tensor, train: bool) -> (Tensor, Tensor) {
-        match self {
-            Net::Res(n) => n.forward(planes, globals, train),
-            Net::Line(n) => n.forward(planes, globals, if train { LinePath::Patterns } else { LinePath::Board }),
-        }
-    }
-
-    /// Inference output in the exported layout: `[n, A + 3]` = policy logits then value logits
-    /// (win, draw, loss).
-    pub fn forward_export(&self, planes: &Tensor, globals: &Tensor) -> Tensor {
-        let (p, v) = self.forward(planes, globals, false);
-        Tensor::cat(&[p, v], 1)
-    }
-}
-
-/// Whether a variable is subject to the L2 penalty: convolution and linear weights (rank >= 2),
-/// not biases or batch-norm parameters (KataGo's choice).
-pub fn is_decayed(name: &str, t: &Tensor) -> bool {
-    t.dim() >= 2 && name.ends_with("weight")
 }
