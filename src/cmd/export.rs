@@ -1,11 +1,13 @@
-//! `renju-zero export --model DIR --format torchscript|safetensors --out PATH`: writes a
+//! `renju-zero export --model DIR --format torchscript|safetensors|onnx --out PATH`: writes a
 //! published model (a `models/gen-NNNNNN` directory, or a `models` directory with `LATEST`) as
 //! one file. The TorchScript module maps `planes f32 [n, C, S, S]` and `globals f32 [n, G]` to
 //! `f32 [n, A + 3]` (policy logits, then win/draw/loss value logits); see
-//! `renju_trainer::model`.
+//! `renju_trainer::model`. ONNX is the interface of Rapfi's ONNX Runtime evaluator, for other
+//! engines (`renju_trainer::onnx`, docs/onnx-export.md).
 
 use renju_trainer::export::{export, ExportFormat};
 use renju_trainer::model::resolve_model_dir;
+use renju_trainer::onnx::{export_onnx, DEFAULT_PYTHON};
 use std::path::PathBuf;
 
 /// Arguments of `renju-zero export`.
@@ -14,18 +16,36 @@ pub struct ExportArgs {
     /// Model directory (`<run>/models/gen-NNNNNN`) or models directory (follows `LATEST`).
     #[arg(long)]
     pub model: PathBuf,
-    /// Output format: `torchscript` or `safetensors`.
+    /// Output format: `torchscript`, `safetensors` or `onnx` (Rapfi's ONNX interface; needs
+    /// Python with torch and onnx, see `--python`).
     #[arg(long, default_value = "torchscript")]
     pub format: ExportFormat,
     /// Output file (must not exist).
     #[arg(long)]
     pub out: PathBuf,
+    /// `--format onnx`: the Python that runs torch's ONNX exporter (it must import torch and
+    /// onnx; `source scripts/env.sh` puts the project's .venv first on PATH).
+    #[arg(long, default_value = DEFAULT_PYTHON)]
+    pub python: PathBuf,
 }
 
 /// Run the command; returns the process exit code.
 pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
     // Name the generation that was written, also when `--model` is a `models/` directory.
     let dir = resolve_model_dir(&args.model)?;
+    if args.format == ExportFormat::Onnx {
+        let (cfg, version) = export_onnx(&dir, &args.out, args.python.as_os_str())?;
+        println!(
+            "exported {} as ONNX for Rapfi ({:?}, {}x{}, model_version {:#018x}) to {}",
+            dir.display(),
+            cfg.rule,
+            cfg.board_size,
+            cfg.board_size,
+            version.to_i64(),
+            args.out.display()
+        );
+        return Ok(0);
+    }
     export(&dir, args.format, &args.out)?;
     println!("exported {} as {:?} to {}", dir.display(), args.format, args.out.display());
     Ok(0)

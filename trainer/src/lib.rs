@@ -14,6 +14,7 @@
 //! - [`trainer`]: [`Trainer`] (open or resume a run, train steps, checkpoint, publish).
 //! - [`metrics`]: the [`MetricsSink`] trait, TensorBoard output and an event-file reader.
 //! - [`export`]: `renju-zero export` as a library function.
+//! - [`onnx`]: the ONNX export in the interface of Rapfi's ONNX Runtime evaluator.
 
 pub mod config;
 pub mod export;
@@ -21,6 +22,7 @@ pub mod linenet;
 pub mod metrics;
 pub mod model;
 pub mod net;
+pub mod onnx;
 pub mod optim;
 pub mod replay;
 pub mod rundir;
