@@ -114,7 +114,8 @@ def check(a):
     problems += [f"no '{n}' output" for n in OUTPUTS if n not in outputs]
     for name, arg in list(inputs.items()) + list(outputs.items()):
         if name in want and (arg.type, list(arg.shape[1:])) != want[name]:
-            problems.append(f"'{name}' is {arg.type} {arg.shape}, Rapfi uses {want[name][0]} [B, {want[name][1]}]")
+            dims = ", ".join(str(d) for d in want[name][1])
+            problems.append(f"'{name}' is {arg.type} {arg.shape}, Rapfi uses {want[name][0]} [B, {dims}]")
     if problems:
         print(f"refused: {a.file} (model_version {version:#018x}: {describe_mask(version)}):", file=sys.stderr)
         for p in problems:
