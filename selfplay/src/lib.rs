@@ -4,6 +4,7 @@
 //! - [`encode`]: the versioned position encoder (planes + globals).
 //! - [`eval`]: the batched [`eval::Evaluator`] trait, uniform and heuristic evaluators.
 //! - [`linepattern`]: the line-pattern (NNUE-style) network: pattern encoding, table file, table evaluator.
+//! - [`stones_only`]: the stones-only encoding (what an engine that knows only the stones can give).
 //! - [`record`]: self-play shards (npz) writer and validating reader.
 //! - [`gamestats`]: statistics of finished games (length, Black's score, swaps, offers, resignations).
 //! - [`walker`]: position trackers for the search (place/undo on one board in plain play).
@@ -20,5 +21,6 @@ pub mod linepattern;
 pub mod mcts;
 pub mod record;
 pub mod server;
+pub mod stones_only;
 pub mod walker;
 pub mod worker;

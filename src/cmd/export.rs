@@ -1,11 +1,13 @@
-//! `renju-zero export --model DIR --format torchscript|safetensors --out PATH`: writes a
+//! `renju-zero export --model DIR --format torchscript|safetensors|onnx --out PATH`: writes a
 //! published model (a `models/gen-NNNNNN` directory, or a `models` directory with `LATEST`) as
 //! one file. The TorchScript module maps `planes f32 [n, C, S, S]` and `globals f32 [n, G]` to
 //! `f32 [n, A + 3]` (policy logits, then win/draw/loss value logits); see
-//! `renju_trainer::model`.
+//! `renju_trainer::model`. ONNX is the interface of Rapfi's ONNX Runtime evaluator, for other
+//! engines (`renju_trainer::onnx`, docs/onnx-export.md).
 
 use renju_trainer::export::{export, ExportFormat};
 use renju_trainer::model::resolve_model_dir;
+use renju_trainer::onnx::{export_onnx, DEFAULT_PYTHON};
 use std::path::PathBuf;
 
 /// Arguments of `renju-zero export`.
@@ -14,12 +16,17 @@ pub struct ExportArgs {
     /// Model directory (`<run>/models/gen-NNNNNN`) or models directory (follows `LATEST`).
     #[arg(long)]
     pub model: PathBuf,
-    /// Output format.
+    /// Output format (`onnx`: Rapfi's ONNX interface; needs Python with torch and onnx, see
+    /// `--python`).
     #[arg(long, value_enum, default_value_t = FormatArg::Torchscript)]
     pub format: FormatArg,
     /// Output file (must not exist).
     #[arg(long)]
     pub out: PathBuf,
+    /// `--format onnx`: the Python that runs torch's ONNX exporter (it must import torch and
+    /// onnx; `source scripts/env.sh` puts the project's .venv first on PATH).
+    #[arg(long, default_value = DEFAULT_PYTHON)]
+    pub python: PathBuf,
 }
 
 /// The values of `--format`.
@@ -29,6 +36,8 @@ pub enum FormatArg {
     Torchscript,
     /// The network's variables as safetensors (f32).
     Safetensors,
+    /// ONNX in the interface of Rapfi's ONNX Runtime evaluator (docs/onnx-export.md).
+    Onnx,
 }
 
 impl From<FormatArg> for ExportFormat {
@@ -36,6 +45,7 @@ impl From<FormatArg> for ExportFormat {
         match f {
             FormatArg::Torchscript => ExportFormat::TorchScript,
             FormatArg::Safetensors => ExportFormat::Safetensors,
+            FormatArg::Onnx => ExportFormat::Onnx,
         }
     }
 }
@@ -45,6 +55,19 @@ pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
     // Name the generation that was written, also when `--model` is a `models/` directory.
     let dir = resolve_model_dir(&args.model)?;
     let format = ExportFormat::from(args.format);
+    if format == ExportFormat::Onnx {
+        let (cfg, version) = export_onnx(&dir, &args.out, args.python.as_os_str())?;
+        println!(
+            "exported {} as ONNX for Rapfi ({:?}, {}x{}, model_version {:#018x}) to {}",
+            dir.display(),
+            cfg.rule,
+            cfg.board_size,
+            cfg.board_size,
+            version.to_i64(),
+            args.out.display()
+        );
+        return Ok(0);
+    }
     export(&dir, format, &args.out)?;
     println!("exported {} as {format:?} to {}", dir.display(), args.out.display());
     Ok(0)

@@ -91,6 +91,7 @@ pub const KEYS: &[(&str, &str)] = &[
         "input planes of a residual net: 2 own/opponent stones | 1 black/white stones | 3 = 2 plus two VCF planes",
     ),
     ("training.vcf_plane_dropout", "encoder 3: probability that a training sample's VCF planes are zeroed"),
+    ("training.stones_only_dropout", "probability that a sample keeps only what an engine knowing just the stones gives (ONNX export)"),
     ("training.net.kind", "resnet | linepattern"),
     ("training.net.blocks", "resnet: residual blocks"),
     ("training.net.channels", "resnet: tower channels"),

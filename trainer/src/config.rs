@@ -349,6 +349,12 @@ pub struct TrainerConfig {
     /// so that the network also plays well without them (KataGomo drops its VCF features out at
     /// random). Default: 0.25.
     pub vcf_plane_dropout: f64,
+    /// The probability that a training sample keeps only what an engine that knows just the
+    /// stones and the side to move can give (`renju_selfplay::stones_only`): its planes of
+    /// Black's forbidden points and the last three stones, and for encoder version 3 its VCF
+    /// planes, are zeroed, so that the network also plays well as an ONNX export for such an
+    /// engine (docs/onnx-export.md). Default: 0.
+    pub stones_only_dropout: f64,
 }
 
 impl Default for TrainerConfig {
@@ -376,6 +382,7 @@ impl Default for TrainerConfig {
             intra_op_threads: 0,
             encoder_version: renju_selfplay::encode::ENCODER_VERSION,
             vcf_plane_dropout: 0.25,
+            stones_only_dropout: 0.0,
         }
     }
 }
@@ -398,6 +405,7 @@ impl TrainerConfig {
             renju_selfplay::encode::ENCODER_VERSION
         );
         ensure!((0.0..=1.0).contains(&self.vcf_plane_dropout), "vcf_plane_dropout must be in 0..=1");
+        ensure!((0.0..=1.0).contains(&self.stones_only_dropout), "stones_only_dropout must be in 0..=1");
         Ok(())
     }
 }
@@ -417,6 +425,8 @@ mod tests {
         assert!(format!("{:#}", lp.validate().unwrap_err()).contains("residual nets"));
         let d = TrainerConfig { vcf_plane_dropout: 1.5, ..Default::default() };
         assert!(format!("{:#}", d.validate().unwrap_err()).contains("vcf_plane_dropout"));
+        let s = TrainerConfig { stones_only_dropout: -0.1, ..Default::default() };
+        assert!(format!("{:#}", s.validate().unwrap_err()).contains("stones_only_dropout"));
     }
 
     #[test]

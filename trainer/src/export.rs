@@ -12,13 +12,18 @@ pub enum ExportFormat {
     TorchScript,
     /// The network variables as safetensors (f32), keys as in `model.safetensors`.
     Safetensors,
+    /// ONNX in the interface of Rapfi's ONNX Runtime evaluator (see [`crate::onnx`]).
+    Onnx,
 }
 
 /// Loads the model in `model_dir` (a generation directory, or a models directory with
 /// `LATEST`) on the CPU and writes it to `out` in `format` (temp file + rename). Refuses to
-/// overwrite an existing `out`.
+/// overwrite an existing `out`. ONNX runs the Python on PATH ([`crate::onnx::export_onnx`]).
 pub fn export(model_dir: &Path, format: ExportFormat, out: &Path) -> Result<()> {
     ensure!(!out.exists(), "{} already exists; refusing to overwrite it", out.display());
+    if format == ExportFormat::Onnx {
+        return crate::onnx::export_onnx(model_dir, out, crate::onnx::DEFAULT_PYTHON.as_ref()).map(|_| ());
+    }
     let mut m = load_model(model_dir, tch::Device::Cpu)?;
     m.vs.freeze();
     match format {
@@ -32,6 +37,7 @@ pub fn export(model_dir: &Path, format: ExportFormat, out: &Path) -> Result<()> 
             m.vs.save(&st)?;
             std::fs::rename(&st, tmp).with_context(|| format!("renaming {}", st.display()))
         }),
+        ExportFormat::Onnx => unreachable!("handled above"),
     }
     .with_context(|| format!("exporting {} to {}", m.dir.display(), out.display()))
 }

@@ -18,7 +18,8 @@
 //! - [`store`]: run directories on object storage ([`store::ObjectRun`], `--run s3://...`).
 //! - [`training`]: [`Trainer`] (open or resume a run, train steps, checkpoint, publish).
 //! - [`metrics`]: the [`MetricsSink`] trait, TensorBoard output and an event-file reader.
-//! - [`export`]: a published model written as one file (TorchScript or safetensors).
+//! - [`export`]: a published model written as one file (TorchScript, safetensors or ONNX).
+//! - [`onnx`]: the ONNX export in the interface of Rapfi's ONNX Runtime evaluator.
 
 pub mod config;
 pub mod export;
@@ -26,6 +27,7 @@ pub mod generations;
 pub mod metrics;
 pub mod model;
 pub mod net;
+pub mod onnx;
 pub mod optim;
 pub mod process;
 pub mod replay;

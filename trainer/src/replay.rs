@@ -322,27 +322,36 @@ pub fn step_rng(seed: u64, step: u64) -> ChaCha8Rng {
     rng
 }
 
-/// The input encoding of training batches: the network's encoder version and, for version 3,
-/// the VCF-plane dropout.
+/// The input encoding of training batches: the network's encoder version, for version 3 the
+/// VCF-plane dropout, and the stones-only dropout.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BatchEncoding {
     /// Encoder version of the batch planes (`renju_selfplay::encode::SUPPORTED_VERSIONS`).
     pub version: u32,
     /// Version 3: probability that a sample's two VCF planes are zeroed.
     pub vcf_plane_dropout: f64,
+    /// Probability that a sample keeps only the stones-only inputs: its
+    /// `renju_selfplay::stones_only::DROPOUT_PLANES`, and for version 3 its VCF planes, are
+    /// zeroed.
+    pub stones_only_dropout: f64,
 }
 
 impl BatchEncoding {
     /// The shards' own encoding (`ENCODER_VERSION`), no dropout.
-    pub const CURRENT: BatchEncoding =
-        BatchEncoding { version: renju_selfplay::encode::ENCODER_VERSION, vcf_plane_dropout: 0.0 };
+    pub const CURRENT: BatchEncoding = BatchEncoding {
+        version: renju_selfplay::encode::ENCODER_VERSION,
+        vcf_plane_dropout: 0.0,
+        stones_only_dropout: 0.0,
+    };
 }
 
 /// Samples a batch of `batch` positions uniformly from `window` (whose shards have `shape`, the
 /// current encoder's) with random symmetries (identity only when `augment` is false), its planes
 /// converted to `enc.version` (`planes_for_version`: `[B, C_version, S, S]`; for version 3 each
-/// sample's VCF planes are then zeroed with probability `enc.vcf_plane_dropout`). Errors on an
-/// empty window or an unknown version.
+/// sample's VCF planes are then zeroed with probability `enc.vcf_plane_dropout`). With
+/// probability `enc.stones_only_dropout` a sample keeps only its stones-only inputs (its dropout
+/// planes and VCF planes zeroed; the draws come first, and only when the probability is above
+/// zero). Errors on an empty window or an unknown version.
 pub fn sample_batch(
     window: &WindowSnapshot,
     shape: NetShape,
@@ -373,14 +382,24 @@ pub fn sample_batch(
         weight[b] = if pol.iter().sum::<f32>() > 0.5 { 1.0 } else { 0.0 };
     }
     let (cv, _) = renju_selfplay::encode::input_shape(enc.version)?;
+    let mut stones_only = vec![false; batch];
+    if enc.stones_only_dropout > 0.0 {
+        for (b, dropped) in stones_only.iter_mut().enumerate() {
+            *dropped = rng.gen_bool(enc.stones_only_dropout);
+            if *dropped {
+                renju_selfplay::stones_only::zero_dropout_planes(&mut planes[b * c * p..(b + 1) * c * p], p);
+            }
+        }
+    }
     if enc.version != renju_selfplay::encode::ENCODER_VERSION {
         planes =
             renju_selfplay::encode::planes_for_version(enc.version, &planes, &globals, batch, shape.size)?.into_owned();
     }
-    if enc.version == 3 && enc.vcf_plane_dropout > 0.0 {
+    if enc.version == 3 && (enc.vcf_plane_dropout > 0.0 || enc.stones_only_dropout > 0.0) {
         use renju_selfplay::encode::plane_v3;
-        for b in 0..batch {
-            if rng.gen_bool(enc.vcf_plane_dropout) {
+        for (b, &stones_only) in stones_only.iter().enumerate() {
+            let vcf_dropped = enc.vcf_plane_dropout > 0.0 && rng.gen_bool(enc.vcf_plane_dropout);
+            if vcf_dropped || stones_only {
                 let at = b * cv * p;
                 planes[at + plane_v3::VCF_OWN * p..at + (plane_v3::VCF_OPPONENT + 1) * p].fill(0.0);
             }
@@ -414,7 +433,8 @@ pub struct LoadJob {
     pub batch: usize,
     /// Apply random symmetries.
     pub augment: bool,
-    /// Encoding of the batches (`TrainerConfig::encoder_version`, `vcf_plane_dropout`).
+    /// Encoding of the batches (`TrainerConfig::encoder_version`, `vcf_plane_dropout`,
+    /// `stones_only_dropout`).
     pub encoding: BatchEncoding,
     /// Seed of [`step_rng`].
     pub seed: u64,

@@ -285,6 +285,7 @@ impl Trainer {
                     encoding: crate::replay::BatchEncoding {
                         version: self.config.encoder_version,
                         vcf_plane_dropout: self.config.vcf_plane_dropout,
+                        stones_only_dropout: self.config.stones_only_dropout,
                     },
                     seed: self.config.seed,
                     first_step: self.step,

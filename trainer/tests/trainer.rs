@@ -418,7 +418,7 @@ fn version_3_batches_carry_the_vcf_planes_and_drop_them_out() {
     let v2_globals: Vec<f32> = Vec::try_from(&v2.globals.flatten(0, -1)).unwrap();
     let want = planes_for_version(3, &v2_planes, &v2_globals, b, SIZE).unwrap();
     // Without dropout: exactly the converted planes of the same samples.
-    let v3 = batch(BatchEncoding { version: 3, vcf_plane_dropout: 0.0 });
+    let v3 = batch(BatchEncoding { version: 3, vcf_plane_dropout: 0.0, ..BatchEncoding::CURRENT });
     assert_eq!(v3.planes.size(), vec![b as i64, 11, SIZE as i64, SIZE as i64]);
     let got: Vec<f32> = Vec::try_from(&v3.planes.flatten(0, -1)).unwrap();
     assert_eq!(got, want.to_vec());
@@ -428,7 +428,7 @@ fn version_3_batches_carry_the_vcf_planes_and_drop_them_out() {
     let with = vcf_count(&got);
     assert!(with >= 5, "random midgames should give some VCFs: {with} marked points in {b} samples");
     // Dropout 1: the VCF planes are all zero and everything else is unchanged.
-    let dropped = batch(BatchEncoding { version: 3, vcf_plane_dropout: 1.0 });
+    let dropped = batch(BatchEncoding { version: 3, vcf_plane_dropout: 1.0, ..BatchEncoding::CURRENT });
     let dropped: Vec<f32> = Vec::try_from(&dropped.planes.flatten(0, -1)).unwrap();
     assert_eq!(vcf_count(&dropped), 0);
     for i in 0..b {
@@ -436,7 +436,7 @@ fn version_3_batches_carry_the_vcf_planes_and_drop_them_out() {
         assert_eq!(&dropped[r.clone()], &want[r]);
     }
     // Dropout 0.5: some samples keep their planes, some lose them.
-    let half = batch(BatchEncoding { version: 3, vcf_plane_dropout: 0.5 });
+    let half = batch(BatchEncoding { version: 3, vcf_plane_dropout: 0.5, ..BatchEncoding::CURRENT });
     let half: Vec<f32> = Vec::try_from(&half.planes.flatten(0, -1)).unwrap();
     let kept = vcf_count(&half);
     assert!(kept > 0 && kept < with, "dropout 0.5 kept {kept} of {with} marked points");
