@@ -9,8 +9,10 @@
 //! - a shard or model file is one PUT of the whole file: it appears whole or not at all; a PUT
 //!   or multipart upload cut by a kill is never listed, so never read;
 //! - objects of a published generation are created with a conditional put (`PutMode::Create`,
-//!   `If-None-Match: *` on S3): a generation is never overwritten, and `models/LATEST` is written
-//!   after every file of its generation;
+//!   `If-None-Match: *` on S3): a generation is never overwritten; its manifest
+//!   (`models/gen-NNNNNN.manifest.json`: every file and its size) is written after every file,
+//!   and `models/LATEST` after the manifest. Readers download only generations with a manifest,
+//!   exactly the files it lists, sizes checked: an upload cut midway is never seen;
 //! - self-play uploads its local shards (conditional create; a shard already there is done);
 //! - the trainer lists `selfplay/` by prefix and downloads the shards its cache lacks; a shard
 //!   that a lagging listing does not show yet is picked up by a later listing;
@@ -27,10 +29,10 @@ use crate::generations::{
     generation_dir_name, latest_record, list_generations, parse_generation_dir_name, read_latest, write_latest,
     LATEST_FILE,
 };
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, ensure, Context, Result};
 use object_store::path::Path as ObjPath;
 use object_store::{ObjectStore, PutMode, PutOptions, PutPayload, UpdateVersion};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -70,12 +72,28 @@ pub struct ObjectRun {
     uploaded: Mutex<HashSet<String>>,
     /// The version of the lease object this process last wrote (its e-tag), while it holds it.
     lease: Mutex<Option<(UpdateVersion, SystemTime)>>,
+    /// Writes allowed before every further one fails (an upload cut midway).
+    #[cfg(test)]
+    writes_left: Mutex<Option<usize>>,
 }
 
 impl std::fmt::Debug for ObjectRun {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "ObjectRun({})", self.url)
     }
+}
+
+/// Generation `g`'s manifest object, `models/gen-NNNNNN.manifest.json`: written after every
+/// file of the generation and before `LATEST`; a generation without it is not published.
+pub fn manifest_object(g: u64) -> String {
+    format!("models/{}.manifest.json", generation_dir_name(g))
+}
+
+/// A generation's manifest: its files and their sizes in bytes.
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
+struct Manifest {
+    generation: u64,
+    files: BTreeMap<String, u64>,
 }
 
 /// The lease record in `trainer.lease` (JSON).
@@ -168,6 +186,8 @@ impl ObjectRun {
             rt,
             uploaded: Mutex::default(),
             lease: Mutex::default(),
+            #[cfg(test)]
+            writes_left: Mutex::default(),
         })
     }
 
@@ -203,6 +223,7 @@ impl ObjectRun {
 
     /// Writes `rel` whole, replacing what is there (`models/LATEST`, a forced `config.toml`).
     pub fn put(&self, rel: &str, bytes: &[u8]) -> Result<()> {
+        self.cut_for_test(rel)?;
         let key = self.key(rel);
         self.rt
             .block_on(self.store.put(&key, PutPayload::from(bytes.to_vec())))
@@ -217,6 +238,7 @@ impl ObjectRun {
 
     /// A put with `mode`; `Ok(None)` when its condition failed. Returns the new version.
     fn put_mode(&self, rel: &str, bytes: &[u8], mode: PutMode) -> Result<Option<UpdateVersion>> {
+        self.cut_for_test(rel)?;
         let key = self.key(rel);
         let opts = PutOptions { mode, ..PutOptions::default() };
         match self.rt.block_on(self.store.put_opts(&key, PutPayload::from(bytes.to_vec()), opts)) {
@@ -224,6 +246,22 @@ impl ObjectRun {
             Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => Ok(None),
             Err(e) => Err(anyhow!("{}/{rel}: conditional write failed: {e}", self.url)),
         }
+    }
+
+    /// Fails the write of `rel` once the writes a test allowed are spent.
+    #[cfg(test)]
+    fn cut_for_test(&self, rel: &str) -> Result<()> {
+        match self.writes_left.lock().unwrap().as_mut() {
+            Some(0) => bail!("{}/{rel}: upload cut", self.url),
+            Some(n) => *n -= 1,
+            None => {}
+        }
+        Ok(())
+    }
+
+    #[cfg(not(test))]
+    fn cut_for_test(&self, _rel: &str) -> Result<()> {
+        Ok(())
     }
 
     /// The names of the objects directly under the directory `rel` (`""`: the run's root).
@@ -249,26 +287,47 @@ impl ObjectRun {
     }
 
     /// Downloads generation `g` into `models/` of the local run directory `local` unless it is
-    /// there, then points the local `LATEST` at it. The files go into a temporary directory
-    /// published whole ([`renju_fs::publish_dir`]).
+    /// there, then points the local `LATEST` at it. Only a generation whose manifest
+    /// ([`manifest_object`]) is in the store is downloaded, exactly the files it lists, each
+    /// checked against its size; the files go into a temporary directory published whole
+    /// ([`renju_fs::publish_dir`]). Errors: no manifest (an upload cut midway: the generation is
+    /// not published), a listed file missing or of another size.
     pub fn pull_generation(&self, g: u64, local: &Path) -> Result<()> {
         let name = generation_dir_name(g);
         let models = local.join("models");
         let dest = models.join(&name);
         if !dest.exists() {
-            let files = self.list(&format!("models/{name}"))?;
-            if files.is_empty() {
-                bail!("{}/models/{name}: LATEST names it but it holds no files", self.url);
-            }
+            let manifest = manifest_object(g);
+            let bytes = self.get(&manifest)?.with_context(|| {
+                format!(
+                    "{}/{manifest} is missing: the upload of {name} is incomplete, so it is not published",
+                    self.url
+                )
+            })?;
+            let m: Manifest = serde_json::from_slice(&bytes)
+                .with_context(|| format!("{}/{manifest}: not a generation manifest", self.url))?;
+            ensure!(
+                m.generation == g && !m.files.is_empty(),
+                "{}/{manifest}: names generation {} with {} files",
+                self.url,
+                m.generation,
+                m.files.len()
+            );
             let tmp = models.join(format!(".tmp-{name}-{}", std::process::id()));
             std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-            for f in &files {
-                let bytes = self
-                    .get(&format!("models/{name}/{f}"))?
-                    .with_context(|| format!("{}/models/{name}/{f} vanished", self.url))?;
-                std::fs::write(tmp.join(f), bytes).with_context(|| format!("writing {}", tmp.join(f).display()))?;
-            }
-            if let Err(e) = renju_fs::publish_dir(&tmp, &dest) {
+            let fetched = m.files.iter().try_for_each(|(f, &size)| {
+                ensure!(!f.contains('/') && f != "..", "{}/{manifest}: bad file name {f:?}", self.url);
+                let rel = format!("models/{name}/{f}");
+                let bytes = self.get(&rel)?.with_context(|| format!("{}/{rel} is missing", self.url))?;
+                ensure!(
+                    bytes.len() as u64 == size,
+                    "{}/{rel}: {} bytes, its manifest says {size}",
+                    self.url,
+                    bytes.len()
+                );
+                std::fs::write(tmp.join(f), bytes).with_context(|| format!("writing {}", tmp.join(f).display()))
+            });
+            if let Err(e) = fetched.and_then(|_| renju_fs::publish_dir(&tmp, &dest)) {
                 let _ = std::fs::remove_dir_all(&tmp);
                 if !dest.exists() {
                     return Err(e);
@@ -281,9 +340,11 @@ impl ObjectRun {
         write_latest(&models, g)
     }
 
-    /// Uploads every local generation of `local/models/` newer than the store's `LATEST`, each
-    /// file with a conditional create, then `LATEST`. A file already in the store with other
-    /// bytes means another trainer published that generation: an error, nothing overwritten.
+    /// Uploads every local generation of `local/models/` newer than the store's `LATEST`: each
+    /// file with a conditional create, then its manifest ([`manifest_object`]), then `LATEST`.
+    /// A file or manifest already in the store with other bytes means another trainer published
+    /// that generation: an error, nothing overwritten. An upload cut midway leaves objects that
+    /// no manifest lists; the next push completes it.
     pub fn push_generations(&self, local: &Path) -> Result<()> {
         let models = local.join("models");
         let remote = self.latest_generation()?;
@@ -298,15 +359,23 @@ impl ObjectRun {
                 .filter(|p| p.is_file())
                 .collect();
             files.sort();
+            let mut manifest = Manifest { generation: g, files: BTreeMap::new() };
             for f in files {
                 let fname = f.file_name().unwrap_or_default().to_string_lossy().into_owned();
                 let bytes = std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?;
-                let rel = format!("models/{name}/{fname}");
-                if !self.create(&rel, &bytes)? && self.get(&rel)?.as_deref() != Some(&bytes[..]) {
-                    bail!("{}/{rel} already exists with other contents: another trainer published generation {g}; refusing to overwrite it", self.url);
-                }
+                self.create_or_match(&format!("models/{name}/{fname}"), &bytes, g)?;
+                manifest.files.insert(fname, bytes.len() as u64);
             }
+            self.create_or_match(&manifest_object(g), &serde_json::to_vec_pretty(&manifest)?, g)?;
             self.put(&format!("models/{LATEST_FILE}"), latest_record(g).as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// Creates `rel` (an object of generation `g`) unless the store has it with these bytes.
+    fn create_or_match(&self, rel: &str, bytes: &[u8], g: u64) -> Result<()> {
+        if !self.create(rel, bytes)? && self.get(rel)?.as_deref() != Some(bytes) {
+            bail!("{}/{rel} already exists with other contents: another trainer published generation {g}; refusing to overwrite it", self.url);
         }
         Ok(())
     }
@@ -452,6 +521,59 @@ mod tests {
         r.acquire_lease("b").unwrap();
         r.release_lease().unwrap();
         assert_eq!(r.get(LEASE_OBJECT).unwrap(), None);
+    }
+
+    /// A `file://` run over the directory `dir`.
+    fn file_run(dir: &Path) -> ObjectRun {
+        let url = url::Url::from_directory_path(dir).unwrap().to_string();
+        ObjectRun::open(&url).unwrap()
+    }
+
+    #[test]
+    fn an_upload_cut_midway_is_never_visible_and_a_retry_completes_it() {
+        let d = tempfile::tempdir().unwrap();
+        let store = d.path().join("store");
+        std::fs::create_dir(&store).unwrap();
+        let (cache, other) = (d.path().join("cache"), d.path().join("other"));
+        let files = ["config.json", "model.pt", "model.safetensors"];
+        let publish = |g: u64| {
+            crate::generations::publish_generation(&cache.join("models"), g, |tmp| {
+                files.iter().try_for_each(|f| Ok(std::fs::write(tmp.join(f), format!("{f} of {g}"))?))
+            })
+            .unwrap()
+        };
+        let writer = file_run(&store);
+        publish(0);
+        writer.push_generations(&cache).unwrap();
+        publish(1);
+        // Two files of generation 1 reach the store, then the upload is cut.
+        *writer.writes_left.lock().unwrap() = Some(2);
+        assert!(writer.push_generations(&cache).is_err());
+        let reader = file_run(&store);
+        assert_eq!(reader.latest_generation().unwrap(), Some(0));
+        let e = reader.pull_generation(1, &other).unwrap_err();
+        assert!(format!("{e:#}").contains("gen-000001"), "{e:#}");
+        assert!(!other.join("models/gen-000001").exists(), "a partial generation reached a cache");
+        // A shard upload cut before its object was written, and one cut inside the put (the
+        // staging file `object_store` leaves for `file://`), are not there to read.
+        let selfplay = cache.join("selfplay");
+        std::fs::create_dir_all(&selfplay).unwrap();
+        std::fs::write(selfplay.join("sp-a.npz"), b"shard").unwrap();
+        *writer.writes_left.lock().unwrap() = Some(0);
+        assert!(writer.push_shards(&selfplay).is_err());
+        std::fs::create_dir_all(store.join("selfplay")).unwrap();
+        std::fs::write(store.join("selfplay/sp-b.npz#1"), b"sha").unwrap();
+        assert_eq!(reader.pull_shards(&other.join("selfplay")).unwrap(), 0);
+        // The retry completes both.
+        *writer.writes_left.lock().unwrap() = None;
+        writer.push_generations(&cache).unwrap();
+        assert_eq!(writer.push_shards(&selfplay).unwrap(), 1);
+        assert_eq!(reader.latest_generation().unwrap(), Some(1));
+        reader.pull_generation(1, &other).unwrap();
+        for f in files {
+            assert_eq!(std::fs::read_to_string(other.join("models/gen-000001").join(f)).unwrap(), format!("{f} of 1"));
+        }
+        assert_eq!(reader.pull_shards(&other.join("selfplay")).unwrap(), 1);
     }
 
     #[test]
