@@ -72,6 +72,8 @@ pub struct ObjectRun {
     uploaded: Mutex<HashSet<String>>,
     /// The version of the lease object this process last wrote (its e-tag), while it holds it.
     lease: Mutex<Option<(UpdateVersion, SystemTime)>>,
+    /// How long the lease lasts without renewal ([`LEASE_SECONDS`]).
+    lease_seconds: u64,
     /// Writes allowed before every further one fails (an upload cut midway).
     #[cfg(test)]
     writes_left: Mutex<Option<usize>>,
@@ -186,6 +188,7 @@ impl ObjectRun {
             rt,
             uploaded: Mutex::default(),
             lease: Mutex::default(),
+            lease_seconds: LEASE_SECONDS,
             #[cfg(test)]
             writes_left: Mutex::default(),
         })
@@ -422,7 +425,7 @@ impl ObjectRun {
     /// it has expired (conditional on the version read), or renews it when `owner` holds it.
     /// An unexpired lease of another owner is an error naming it and its expiry.
     pub fn acquire_lease(&self, owner: &str) -> Result<()> {
-        let record = serde_json::to_vec(&Lease { owner: owner.into(), expires: unix_now() + LEASE_SECONDS })?;
+        let record = serde_json::to_vec(&Lease { owner: owner.into(), expires: unix_now() + self.lease_seconds })?;
         let taken = match self.get_versioned(LEASE_OBJECT)? {
             None => self.put_mode(LEASE_OBJECT, &record, PutMode::Create)?,
             Some((bytes, version)) => {
@@ -461,19 +464,40 @@ impl ObjectRun {
         }
     }
 
-    /// Renews the lease held by `owner` when a third of [`LEASE_SECONDS`] has passed since it
-    /// was last written. Errors when another trainer has taken it over.
+    /// Renews the lease held by `owner` when a third of its duration ([`LEASE_SECONDS`]) has
+    /// passed since it was last written. Errors when another trainer has taken it over.
     pub fn renew_lease(&self, owner: &str) -> Result<()> {
         let due = self
             .lease
             .lock()
             .unwrap()
             .as_ref()
-            .is_none_or(|(_, t)| t.elapsed().unwrap_or_default().as_secs() >= LEASE_SECONDS / 3);
+            .is_none_or(|(_, t)| t.elapsed().unwrap_or_default().as_secs() >= self.lease_seconds / 3);
         if due {
             self.acquire_lease(owner).with_context(|| format!("{}: renewing the trainer lease", self.url))?;
         }
         Ok(())
+    }
+
+    /// Runs `work` (a gate match, anything that may outlast the lease) while a second thread
+    /// renews `owner`'s lease when due ([`ObjectRun::renew_lease`], checked six times per lease
+    /// duration). Returns `work`'s result, or the renewal's error when another trainer took the
+    /// lease meanwhile (`work` still runs to its end).
+    pub fn with_lease_renewed<T>(&self, owner: &str, work: impl FnOnce() -> T) -> Result<T> {
+        let every = Duration::from_millis(self.lease_seconds * 1000 / 6);
+        let (done, wait) = std::sync::mpsc::channel::<()>();
+        std::thread::scope(|s| {
+            let renewer = s.spawn(move || loop {
+                match wait.recv_timeout(every) {
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => self.renew_lease(owner)?,
+                    _ => return Ok(()),
+                }
+            });
+            let out = work();
+            drop(done);
+            let renewed: Result<()> = renewer.join().unwrap_or_else(|_| Err(anyhow!("the lease renewer panicked")));
+            renewed.map(|_| out)
+        })
     }
 
     /// Gives the lease up (deletes `trainer.lease`) if this process holds it.
@@ -574,6 +598,32 @@ mod tests {
             assert_eq!(std::fs::read_to_string(other.join("models/gen-000001").join(f)).unwrap(), format!("{f} of 1"));
         }
         assert_eq!(reader.pull_shards(&other.join("selfplay")).unwrap(), 1);
+    }
+
+    #[test]
+    fn the_lease_is_renewed_while_a_long_step_runs() {
+        let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+        let run = || {
+            let mut r = ObjectRun::with_store("memory:///r", store.clone(), ObjPath::from("r")).unwrap();
+            r.lease_seconds = 2;
+            r
+        };
+        let (a, b) = (run(), run());
+        a.acquire_lease("a").unwrap();
+        // A step longer than the lease: b must still find it held at its end.
+        let b_won = a
+            .with_lease_renewed("a", || {
+                std::thread::sleep(Duration::from_millis(3500));
+                b.acquire_lease("b").is_ok()
+            })
+            .unwrap();
+        assert!(!b_won, "another trainer took the lease during the step");
+        // Without renewal it expires.
+        std::thread::sleep(Duration::from_millis(3100));
+        b.acquire_lease("b").unwrap();
+        // The holder's renewal now fails, and the step reports it.
+        let lost = a.with_lease_renewed("a", || std::thread::sleep(Duration::from_millis(1000))).unwrap_err();
+        assert!(format!("{lost:#}").contains("another trainer holds the run (b)"), "{lost:#}");
     }
 
     #[test]
