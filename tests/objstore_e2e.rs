@@ -109,7 +109,7 @@ fn a_trainer_and_two_selfplay_processes_share_a_store_and_survive_a_killed_worke
     // Both workers contributed, the restarted one included; the lease was given back.
     let writers: BTreeSet<&str> = names.iter().filter_map(|n| n.split('-').nth(2)).collect();
     assert!(writers.len() >= 2, "shards from one process only: {names:?}");
-    assert_eq!(store.get(renju_trainer::store::LEASE_OBJECT).unwrap(), None);
+    assert_eq!(store.lease_holder().unwrap(), None);
 }
 
 #[test]
