@@ -34,6 +34,8 @@ enum Command {
     /// The learning curve of a run: published generations against fixed opponents in the
     /// training distribution (curve.csv, curve.svg).
     Curve(cmd::curve::CurveArgs),
+    /// Game records: export `arena`/`curve` games and self-play shards as SGF or Piskvork .psq.
+    Games(cmd::games::GamesArgs),
     /// Opening-balance study of the 26 openings against the published assessments.
     Openings(cmd::openings::OpeningsArgs),
     /// A Gomocup (Piskvork protocol) brain on stdin/stdout.
@@ -79,6 +81,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Export(args) => cmd::export::run(args),
         Command::Arena(args) => cmd::arena::run(args),
         Command::Curve(args) => cmd::curve::run(args),
+        Command::Games(args) => cmd::games::run(args),
         Command::Openings(args) => cmd::openings::run(args),
         Command::Gomocup(args) => cmd::gomocup::run(args),
     }

@@ -72,10 +72,11 @@ fn a_trainer_and_two_selfplay_processes_share_a_store_and_survive_a_killed_worke
         c.wait().unwrap();
     }
 
-    // Contiguous generations, LATEST the newest, each with its files.
+    // Contiguous generations, LATEST the newest, each with its files and its manifest.
     let gens: Vec<String> = std::fs::read_dir(root.join("models"))
         .unwrap()
         .flatten()
+        .filter(|e| e.path().is_dir())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with("gen-"))
         .collect::<BTreeSet<_>>()
@@ -85,6 +86,7 @@ fn a_trainer_and_two_selfplay_processes_share_a_store_and_survive_a_killed_worke
     assert_eq!(store.latest_generation().unwrap(), Some(2));
     for g in &gens {
         assert!(store.list(&format!("models/{g}")).unwrap().contains(&"config.json".to_string()), "{g}");
+        assert!(store.get(&format!("models/{g}.manifest.json")).unwrap().is_some(), "{g} has no manifest");
     }
     // Every shard readable, none duplicated (by name or by contents), and what the trainer
     // downloaded is what the store holds.
@@ -107,7 +109,7 @@ fn a_trainer_and_two_selfplay_processes_share_a_store_and_survive_a_killed_worke
     // Both workers contributed, the restarted one included; the lease was given back.
     let writers: BTreeSet<&str> = names.iter().filter_map(|n| n.split('-').nth(2)).collect();
     assert!(writers.len() >= 2, "shards from one process only: {names:?}");
-    assert_eq!(store.get(renju_trainer::store::LEASE_OBJECT).unwrap(), None);
+    assert_eq!(store.lease_holder().unwrap(), None);
 }
 
 #[test]

@@ -25,8 +25,11 @@ pub struct Choice {
     /// The agent's value of the position (win - loss in `[-1, 1]`) for the deciding player,
     /// when it has one (search agents: the root value).
     pub value: Option<f32>,
-    /// Playouts spent (search agents).
+    /// Playouts this decision spent (search agents).
     pub playouts: u64,
+    /// Visits the root already had from earlier decisions (tree reuse, search agents): the
+    /// root ends with `reused + playouts` visits.
+    pub reused: u64,
 }
 
 /// A player in a game: anything that picks the deciding player's action. The one player
@@ -51,6 +54,10 @@ pub trait Agent: Send {
         let _ = game;
         Ok(None)
     }
+    /// Drops whatever the agent kept from earlier decisions (a search tree): the next decision
+    /// starts afresh. For a position that does not follow from the last one by the moves played
+    /// (a takeback, a restart). The default does nothing.
+    fn forget(&mut self) {}
 }
 
 /// How long a search may run: stop at `playouts` root visits or after `time`, whichever first.
@@ -96,28 +103,54 @@ pub struct SearchSettings {
     pub explore: usize,
     /// PUCT parameters (no root noise is used in evaluation).
     pub config: SearchConfig,
+    /// Tree reuse: keep the search tree between decisions, so a decision whose position follows
+    /// from the last searched one by the moves played starts from that position's subtree with
+    /// its visits ([`Mcts::follow`]). Default off: every decision then depends only on the
+    /// position and the seed (reproducible arena matches); the Gomocup brain turns it on.
+    pub reuse_tree: bool,
 }
 
 impl Default for SearchSettings {
     fn default() -> Self {
-        SearchSettings { limit: SearchLimit::default(), batch: 8, explore: 0, config: SearchConfig::default() }
+        SearchSettings {
+            limit: SearchLimit::default(),
+            batch: 8,
+            explore: 0,
+            config: SearchConfig::default(),
+            reuse_tree: false,
+        }
     }
 }
 
-/// PUCT search ([`renju_selfplay::mcts`]) over an evaluator. A fresh tree per decision (no
-/// reuse between moves, so every decision depends only on the position and the seed), no root
-/// noise; the most visited action is played (ties: the higher prior), except during the first
-/// `explore` decisions of a game, which are sampled in proportion to the visits.
+/// PUCT search ([`renju_selfplay::mcts`]) over an evaluator, no root noise; the most visited
+/// action is played (ties: the higher prior), except during the first `explore` decisions of a
+/// game, which are sampled in proportion to the visits.
+///
+/// A fresh tree per decision, unless [`SearchSettings::reuse_tree`]: then the tree of the last
+/// decision is kept and followed down the moves played since ([`Mcts::follow`]; a position that
+/// does not follow, or [`Agent::forget`] / [`Agent::new_game`], starts afresh). The playout
+/// limit then counts the root's visits in total, reused ones included, as KataGo's visit limit
+/// does: the limit stands for the quality of the decision and, through the brain's memory cap,
+/// for the size of the tree, and both are the total's; under a time limit only the new playouts
+/// cost time. (A Gumbel search's budget is its own: the simulations of this decision.)
 pub struct MctsAgent {
     eval: Box<dyn Evaluator>,
     settings: SearchSettings,
     rng: ChaCha8Rng,
+    /// The tree of the last decision and its root position (tree reuse only).
+    kept: Option<(Game, Mcts)>,
 }
 
 impl MctsAgent {
     /// An agent over `eval` with these settings.
     pub fn new(eval: Box<dyn Evaluator>, settings: SearchSettings) -> MctsAgent {
-        MctsAgent { eval, settings, rng: ChaCha8Rng::seed_from_u64(0) }
+        MctsAgent { eval, settings, rng: ChaCha8Rng::seed_from_u64(0), kept: None }
+    }
+
+    /// The tree kept from the last decision and its root position (with
+    /// [`SearchSettings::reuse_tree`]; `None` before a decision or after [`Agent::forget`]).
+    pub fn kept_tree(&self) -> Option<(&Game, &Mcts)> {
+        self.kept.as_ref().map(|(g, m)| (g, m))
     }
 
     /// The settings.
@@ -147,6 +180,26 @@ impl MctsAgent {
         ensure!(!game.is_over(), "search: the game is over");
         let start = Instant::now();
         let mut m = Mcts::new(game, self.settings.config.clone());
+        self.search_tree(&mut m, game, limit, start)?;
+        Ok(m)
+    }
+
+    /// The tree for a decision in `game` (not over): the kept one followed down the moves played
+    /// since its root when [`SearchSettings::reuse_tree`] (afresh when `game` does not follow),
+    /// else a fresh one.
+    fn tree_for(&mut self, game: &Game) -> Mcts {
+        match self.kept.take() {
+            Some((from, mut m)) if self.settings.reuse_tree => {
+                m.follow(&from, game);
+                m
+            }
+            _ => Mcts::new(game, self.settings.config.clone()),
+        }
+    }
+
+    /// Runs the search of [`MctsAgent::search`] on `m` (rooted at `game`), timed from `start`;
+    /// the playout limit counts the root's visits (type docs).
+    fn search_tree(&mut self, m: &mut Mcts, game: &Game, limit: &SearchLimit, start: Instant) -> Result<()> {
         let cap = limit.playouts.unwrap_or(u64::MAX).clamp(1, u32::MAX as u64 - 1);
         let batch = self.settings.batch.max(1);
         let chunk = if limit.time.is_some() { batch as u64 } else { cap };
@@ -157,14 +210,14 @@ impl MctsAgent {
             let noise = game.history().len() < self.settings.explore;
             m.start_gumbel(budget, noise, &mut self.rng);
             let deadline = limit.time.map(|t| start + t);
-            search_until(&mut m, 0, batch, deadline, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
-            return Ok(m);
+            search_until(m, 0, batch, deadline, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
+            return Ok(());
         }
         let mut slowest = Duration::ZERO;
         loop {
             let before = start.elapsed();
             let target = (m.root_visits() as u64 + chunk).min(cap) as u32;
-            search_with(&mut m, target, batch, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
+            search_with(m, target, batch, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
             if m.root_visits() as u64 >= cap || m.root_forced().is_some() {
                 break;
             }
@@ -176,13 +229,14 @@ impl MctsAgent {
                 }
             }
         }
-        Ok(m)
+        Ok(())
     }
 }
 
 impl Agent for MctsAgent {
     fn new_game(&mut self, seed: u64) -> Result<()> {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
+        self.kept = None;
         Ok(())
     }
     fn choose(&mut self, game: &Game) -> Result<Choice> {
@@ -191,7 +245,12 @@ impl Agent for MctsAgent {
     }
     /// Searches and picks an action (type docs) within `limit`.
     fn choose_within(&mut self, game: &Game, limit: &SearchLimit) -> Result<Choice> {
-        let m = self.search(game, limit)?;
+        ensure!(!game.is_over(), "search: the game is over");
+        let start = Instant::now();
+        let mut m = self.tree_for(game);
+        let reused = m.root_visits() as u64;
+        // On an error the tree is dropped (leaves may be pending).
+        self.search_tree(&mut m, game, limit, start)?;
         let size = game.board().size();
         // Sampling in proportion to the visits (temperature 1) during the first `explore`
         // decisions, the most visited child afterwards.
@@ -206,12 +265,20 @@ impl Agent for MctsAgent {
             .or_else(|| game.legal_actions().into_iter().next())
             .context("no legal action")?;
         debug_assert!(action_space_size(size) > 0);
-        Ok(Choice { action, value: Some(m.root_value()), playouts: m.root_visits() as u64 })
+        let root_visits = m.root_visits() as u64;
+        let choice = Choice { action, value: Some(m.root_value()), playouts: root_visits - reused, reused };
+        if self.settings.reuse_tree {
+            self.kept = Some((game.clone(), m));
+        }
+        Ok(choice)
     }
     /// The value head's win - loss.
     fn value(&mut self, game: &Game) -> Result<Option<f32>> {
         let w = self.value_head(game)?;
         Ok(Some(w[0] - w[2]))
+    }
+    fn forget(&mut self) {
+        self.kept = None;
     }
 }
 
@@ -232,6 +299,60 @@ mod tests {
             assert!(c.playouts <= 16 + 8, "{}", c.playouts);
             g.apply(c.action).unwrap();
         }
+    }
+
+    /// Tree reuse: after a search, our move and the opponent's answer, the next decision starts
+    /// at the visits of that position's node in the kept tree (not 0) and searches up to the
+    /// limit in total; a position that does not follow (an unrelated BOARD) starts from 0, and
+    /// so does any position after `forget` (TAKEBACK).
+    #[test]
+    fn reused_tree_starts_at_the_visits_of_the_position_played() {
+        use renju_rules::{Point, Rule};
+        use renju_selfplay::action::action_index;
+        use renju_selfplay::eval::HeuristicEvaluator;
+        let cap = 300u64;
+        let s = SearchSettings {
+            limit: SearchLimit { playouts: Some(cap), time: None },
+            reuse_tree: true,
+            ..Default::default()
+        };
+        let mut a = MctsAgent::new(Box::new(HeuristicEvaluator::new(15)), s);
+        a.new_game(1).unwrap();
+        let pts = |v: &[(u8, u8)]| v.iter().map(|&(x, y)| Point::new(x, y)).collect::<Vec<_>>();
+        let mut g = Game::from_position(15, Rule::Renju, &pts(&[(7, 7), (8, 8), (7, 8)])).unwrap();
+        let c1 = a.choose(&g).unwrap();
+        assert_eq!((c1.reused, c1.playouts), (0, cap), "a fresh tree");
+        g.apply(c1.action).unwrap();
+        // The opponent answers with its reply of most visits in the kept tree.
+        let (root, tree) = a.kept_tree().unwrap();
+        assert_eq!(root.history().len(), 3);
+        let mine = action_index(c1.action, 15);
+        let (reply, want) = (0..225).map(|o| (o, tree.visits_after(&[mine, o]))).max_by_key(|x| x.1).unwrap();
+        assert!(want > 0);
+        g.apply(Action::Place(Point::from_index(reply, 15))).unwrap();
+        let c2 = a.choose(&g).unwrap();
+        assert_eq!(c2.reused, want as u64, "the root starts at the reply's visits");
+        assert_eq!(c2.reused + c2.playouts, cap, "the limit counts the total");
+        // An unrelated position (a BOARD of another game): afresh.
+        let other = Game::from_position(15, Rule::Renju, &pts(&[(3, 3), (11, 11), (3, 4), (11, 10)])).unwrap();
+        let c3 = a.choose(&other).unwrap();
+        assert_eq!((c3.reused, c3.playouts), (0, cap));
+        // The same position again keeps every visit and, the limit reached, searches no more.
+        let c4 = a.choose(&other).unwrap();
+        assert_eq!((c4.reused, c4.playouts), (cap, 0));
+        // After forget (a TAKEBACK) even the same position starts afresh.
+        a.forget();
+        assert!(a.kept_tree().is_none());
+        let c5 = a.choose(&other).unwrap();
+        assert_eq!((c5.reused, c5.playouts), (0, cap));
+        // Without reuse every decision starts afresh.
+        let mut fresh = MctsAgent::new(
+            Box::new(HeuristicEvaluator::new(15)),
+            SearchSettings { limit: SearchLimit { playouts: Some(cap), time: None }, ..Default::default() },
+        );
+        fresh.choose(&other).unwrap();
+        assert_eq!(fresh.choose(&other).unwrap().reused, 0);
+        assert!(fresh.kept_tree().is_none());
     }
 
     #[test]

@@ -169,7 +169,7 @@ impl Agent for EngineAgent {
         };
         let p = from_wire(x, y, self.size)
             .with_context(|| format!("engine {} played {x},{y}, off the board", self.name))?;
-        Ok(Choice { action: Action::Place(p), value: None, playouts: 0 })
+        Ok(Choice { action: Action::Place(p), value: None, playouts: 0, reused: 0 })
     }
 }
 

@@ -8,6 +8,8 @@
 //! - [`matches`]: matches between players (`renju-zero arena`): the 26 RIF openings with both
 //!   colours or a full opening protocol, parallel games, records, W/D/L per pair.
 //! - [`ratings`]: Bradley–Terry maximum-likelihood ratings (Elo scale) with 95% intervals.
+//! - [`records`]: game records in the formats renju tools read (SGF, Piskvork `.psq`) from
+//!   `games.jsonl` and self-play shards (`renju-zero games export`).
 //! - [`sprt`]: Wald's sequential probability ratio test for gating.
 //! - [`curve`]: the learning curve (`renju-zero curve`): generations of a run against fixed
 //!   opponents in the training distribution, `curve.csv` and `curve.svg`.
@@ -28,6 +30,7 @@ pub mod matches;
 pub mod openings;
 pub mod output;
 pub mod ratings;
+pub mod records;
 pub mod spec;
 pub mod sprt;
 pub mod stats;

@@ -24,14 +24,15 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
-use renju_rules::notation::{format_point, parse_point};
+use anyhow::{bail, Result};
+use renju_rules::notation::format_point;
 use renju_rules::{Action, DecisionKind, Game, Opening, Player, Protocol, Rule};
 use serde::Serialize;
 
 use crate::agent::{MctsAgent, SearchLimit, SearchSettings};
 use crate::matches::{game_seed, run_jobs, ArenaConfig, GameRecord, Job};
 use crate::output::{csv_string, markdown_table, svg_score_chart, xml_escape};
+use crate::records::parse_decision;
 use crate::spec::{PlayerKind, PlayerSpec};
 use crate::stats::{spearman, Wdl};
 use renju_fs::write_atomic;
@@ -164,27 +165,13 @@ fn per_opening_protocol(p: &Protocol, o: Opening) -> Result<(Protocol, bool)> {
     })
 }
 
-/// Parses an action as written by `Action`'s `Display` (`h8`, `keep`, `choose-n:3`, ...).
-fn parse_action(s: &str, size: usize) -> Result<Action> {
-    Ok(match s {
-        "keep" => Action::Keep,
-        "swap" => Action::Swap,
-        "single" => Action::Single,
-        "double" => Action::Double,
-        t if t.starts_with("choose-n:") => Action::ChooseN(t["choose-n:".len()..].parse()?),
-        t => Action::Place(parse_point(t, size)?),
-    })
-}
-
 /// Replays a record's decisions: `(decision kind, player, action, game before)` for each.
 fn replay(rec: &GameRecord, cfg: &StudyConfig) -> Result<Vec<(DecisionKind, Player, Action, Game)>> {
     let protocol: Protocol = rec.protocol.parse()?;
     let mut g = Game::new(cfg.size, cfg.rule, protocol, cfg.stone_cap)?;
     let mut out = Vec::new();
     for d in &rec.decisions {
-        let (p, a) = d.split_once(':').with_context(|| format!("decision '{d}'"))?;
-        let player = if p == "first" { Player::First } else { Player::Second };
-        let action = parse_action(a, cfg.size)?;
+        let (player, action) = parse_decision(d, cfg.size)?;
         out.push((g.decision(), player, action, g.clone()));
         g.apply(action)?;
     }

@@ -146,3 +146,78 @@ fn two_hundred_moves_at_100_ms_answer_within_the_turn() {
     );
     assert!(worst <= limit + margin, "worst answer {worst:?} is past {turn} ms + {margin:?}");
 }
+
+/// A brain whose search agent keeps its tree between moves, at a fixed playout limit.
+fn reusing_brain(playouts: u64) -> Brain {
+    let factory = Box::new(move |size: usize| -> anyhow::Result<Box<dyn Agent>> {
+        let eval = EvaluatorSpec::parse("heuristic")?.build(size, &no_models)?;
+        Ok(Box::new(MctsAgent::new(eval, SearchSettings { reuse_tree: true, ..SearchSettings::default() })))
+    });
+    Brain::new(factory, BrainOptions { max_playouts: Some(playouts), ..BrainOptions::default() })
+}
+
+/// Every answer line, MESSAGE included.
+fn run_all(b: &mut Brain, script: &str) -> Vec<String> {
+    let mut lines = script.lines().map(String::from).collect::<Vec<_>>().into_iter();
+    let mut out = Vec::new();
+    while let Some(l) = lines.next() {
+        out.extend(b.handle(&l, &mut lines));
+    }
+    out
+}
+
+/// The move (last line) and, when a search chose it, the `(playouts, reused)` of its
+/// `MESSAGE playouts N reused R value V`.
+fn move_and_search(out: &[String]) -> (String, Option<(u64, u64)>) {
+    let search = out.iter().find_map(|l| {
+        let w: Vec<&str> = l.strip_prefix("MESSAGE playouts ")?.split(' ').collect();
+        assert_eq!(w[1], "reused", "{l}");
+        Some((w[0].parse().unwrap(), w[2].parse().unwrap()))
+    });
+    let mv = out.last().unwrap_or_else(|| panic!("no answer: {out:?}")).clone();
+    assert!(!mv.starts_with("ERROR") && !mv.starts_with("MESSAGE"), "{out:?}");
+    (mv, search)
+}
+
+/// Through the protocol: two tree-reusing brains play each other at 200 playouts a move. After
+/// its first search, every move of brain A starts from the tree kept since its last move (the
+/// root has visits: the opponent's reply was searched there) and searches up to 200 in total;
+/// `TAKEBACK`, `YXHASHCLEAR` and an unrelated `BOARD` start afresh.
+#[test]
+fn the_brain_keeps_the_subtree_of_the_moves_played_between_turns() {
+    let cap = 200;
+    let (mut a, mut b) = (reusing_brain(cap), reusing_brain(cap));
+    let setup = "START 15\nINFO rule 4\n";
+    run_all(&mut a, setup);
+    run_all(&mut b, setup);
+    let mut a_move = move_and_search(&run_all(&mut a, "BEGIN")).0;
+    assert_eq!(a_move, "7,7");
+    let mut searches = Vec::new();
+    let mut b_move = String::new();
+    for _ in 0..5 {
+        b_move = move_and_search(&run_all(&mut b, &format!("TURN {a_move}"))).0;
+        let (mv, search) = move_and_search(&run_all(&mut a, &format!("TURN {b_move}")));
+        a_move = mv;
+        searches.push(search.expect("A's move came from a search"));
+    }
+    assert_eq!(searches[0], (cap, 0), "the first search starts from an empty tree");
+    for &(playouts, reused) in &searches[1..] {
+        assert!(reused > 0, "the tree was reused: {searches:?}");
+        assert_eq!(playouts + reused, cap, "the limit counts the total: {searches:?}");
+    }
+    // TAKEBACK of A's last move and B's reply, then the same reply: the very position of A's
+    // last search, yet afresh.
+    assert_eq!(run_all(&mut a, &format!("TAKEBACK {a_move}\nTAKEBACK {b_move}")), ["OK", "OK"]);
+    let (mv, search) = move_and_search(&run_all(&mut a, &format!("TURN {b_move}")));
+    assert_eq!(search, Some((cap, 0)), "after TAKEBACK");
+    // The game goes on with reuse, until YXHASHCLEAR.
+    let b_move = move_and_search(&run_all(&mut b, &format!("TURN {mv}"))).0;
+    let (mv, search) = move_and_search(&run_all(&mut a, &format!("TURN {b_move}")));
+    assert!(search.is_some_and(|(_, r)| r > 0), "{search:?}");
+    let b_move = move_and_search(&run_all(&mut b, &format!("TURN {mv}"))).0;
+    let (_, search) = move_and_search(&run_all(&mut a, &format!("YXHASHCLEAR\nTURN {b_move}")));
+    assert_eq!(search, Some((cap, 0)), "after YXHASHCLEAR");
+    // A BOARD of another position: afresh.
+    let (_, search) = move_and_search(&run_all(&mut a, "BOARD\n3,3,1\n11,11,2\n3,4,1\n11,10,2\nDONE"));
+    assert_eq!(search, Some((cap, 0)), "after an unrelated BOARD");
+}

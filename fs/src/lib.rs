@@ -9,8 +9,9 @@
 //! most a `*.tmp` file, which readers ignore and the run directory sweeps.
 //!
 //! Directories (a checkpoint, a published generation) are filled under a temporary name and
-//! published with [`publish_dir`]: every file in them is fsynced, then the directory, then it is
-//! renamed (never over an existing one) and the parent fsynced.
+//! published with [`publish_dir`]: every file in them (subdirectories included) is fsynced, then
+//! each directory after its contents, then it is renamed (never over an existing one) and the
+//! parent fsynced.
 //!
 //! Errors name the file or directory concerned.
 
@@ -83,18 +84,35 @@ pub fn write_atomic_with(path: &Path, write: impl FnOnce(&Path) -> Result<()>) -
     commit(&tmp, path)
 }
 
-/// Publishes the fully written directory `tmp` as `dest`: fsyncs every file in it and the
-/// directory itself, renames it (refusing to replace an existing `dest`) and fsyncs the parent.
+/// Publishes the fully written directory `tmp` as `dest`: fsyncs every file in it (model
+/// weights, optimizer state, every file of subdirectories) and every directory of it, each
+/// directory after its contents, all before the rename; then renames it (refusing to replace an
+/// existing `dest`) and fsyncs the parent. A crash at any point leaves either no `dest` or a
+/// `dest` whose files are complete on disk.
 pub fn publish_dir(tmp: &Path, dest: &Path) -> Result<()> {
+    publish_dir_with(tmp, dest, &mut sync_file)
+}
+
+/// [`publish_dir`] with the fsync of a file or directory done by `sync`.
+fn publish_dir_with(tmp: &Path, dest: &Path, sync: &mut dyn FnMut(&Path) -> Result<()>) -> Result<()> {
     ensure!(!dest.exists(), "{} already exists; refusing to overwrite it", dest.display());
-    for e in std::fs::read_dir(tmp).with_context(|| format!("reading {}", tmp.display()))? {
-        let e = e.with_context(|| format!("reading {}", tmp.display()))?;
-        if e.file_type().is_ok_and(|t| t.is_file()) {
-            sync_file(&e.path())?;
+    sync_tree(tmp, sync)?;
+    commit(tmp, dest)
+}
+
+/// Fsyncs with `sync` every file under `dir` and every directory, each directory after what it
+/// holds.
+fn sync_tree(dir: &Path, sync: &mut dyn FnMut(&Path) -> Result<()>) -> Result<()> {
+    for e in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let e = e.with_context(|| format!("reading {}", dir.display()))?;
+        let kind = e.file_type().with_context(|| format!("reading {}", e.path().display()))?;
+        if kind.is_dir() {
+            sync_tree(&e.path(), sync)?;
+        } else if kind.is_file() {
+            sync(&e.path())?;
         }
     }
-    sync_dir(tmp)?;
-    commit(tmp, dest)
+    sync(dir)
 }
 
 /// Appends `line` and a newline to `path` (parent directories and the file created if missing)
@@ -150,6 +168,38 @@ mod tests {
         std::fs::create_dir(&tmp).unwrap();
         let e = publish_dir(&tmp, &dest).unwrap_err();
         assert!(e.to_string().contains("refusing to overwrite"), "{e}");
+    }
+
+    #[test]
+    fn publish_dir_syncs_every_file_and_directory_before_the_rename() {
+        let d = tempfile::tempdir().unwrap();
+        let (tmp, dest) = (d.path().join(".tmp-gen"), d.path().join("gen"));
+        std::fs::create_dir_all(tmp.join("sub")).unwrap();
+        let files = [("model.safetensors", vec![7u8; 100_000]), ("config.json", b"{}".to_vec())];
+        for (name, bytes) in &files {
+            std::fs::write(tmp.join(name), bytes).unwrap();
+        }
+        std::fs::write(tmp.join("sub/table.bin"), b"t").unwrap();
+        let mut synced = Vec::new();
+        publish_dir_with(&tmp, &dest, &mut |p| {
+            assert!(!dest.exists(), "{} synced after the rename", p.display());
+            synced.push(p.strip_prefix(&tmp).unwrap().to_path_buf());
+            sync_file(p)
+        })
+        .unwrap();
+        let pos = |p: &str| {
+            synced.iter().position(|s| s == Path::new(p)).unwrap_or_else(|| panic!("{p} not synced: {synced:?}"))
+        };
+        for p in ["model.safetensors", "config.json", "sub/table.bin", "sub"] {
+            assert!(pos(p) < pos(""), "{p} synced after its directory: {synced:?}");
+        }
+        assert!(pos("sub/table.bin") < pos("sub"), "{synced:?}");
+        assert_eq!(synced.len(), 5, "{synced:?}");
+        for (name, bytes) in &files {
+            assert_eq!(&std::fs::read(dest.join(name)).unwrap(), bytes);
+        }
+        assert_eq!(std::fs::read(dest.join("sub/table.bin")).unwrap(), b"t");
+        assert!(!tmp.exists());
     }
 
     #[test]

@@ -185,6 +185,27 @@ impl fmt::Display for Action {
     }
 }
 
+impl Action {
+    /// Reads an action as its [`fmt::Display`] writes it: a point (`h8`, see
+    /// [`crate::notation::parse_point`]) on a board of side `size`, `keep`, `swap`, `single`,
+    /// `double` or `choose-n:N`. Errors name the token and why it was rejected.
+    pub fn parse(token: &str, size: usize) -> Result<Action, crate::notation::NotationError> {
+        Ok(match token {
+            "keep" => Action::Keep,
+            "swap" => Action::Swap,
+            "single" => Action::Single,
+            "double" => Action::Double,
+            t => match t.strip_prefix("choose-n:") {
+                Some(n) => Action::ChooseN(n.parse().map_err(|_| crate::notation::NotationError::Malformed {
+                    token: t.to_string(),
+                    reason: "the number of offers must be a number from 1 up (e.g. `choose-n:3`)".to_string(),
+                })?),
+                None => Action::Place(crate::notation::parse_point(t, size)?),
+            },
+        })
+    }
+}
+
 impl fmt::Display for Player {
     /// `first` / `second`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -871,5 +892,29 @@ mod tests {
     fn point_names() {
         assert_eq!(point_name(Point::new(7, 7)), "h8");
         assert_eq!(point_name(Point::new(0, 14)), "a15");
+    }
+
+    #[test]
+    fn actions_read_back_as_displayed() {
+        let all = [
+            Action::Place(Point::new(7, 8)),
+            Action::Keep,
+            Action::Swap,
+            Action::Single,
+            Action::Double,
+            Action::ChooseN(3),
+        ];
+        let shown: Vec<String> = all.iter().map(|a| a.to_string()).collect();
+        assert_eq!(shown, ["h9", "keep", "swap", "single", "double", "choose-n:3"]);
+        for (a, s) in all.iter().zip(&shown) {
+            assert_eq!(Action::parse(s, 15).unwrap(), *a, "{s}");
+        }
+        let err = |t: &str| Action::parse(t, 15).unwrap_err().to_string();
+        assert_eq!(
+            err("choose-n:x"),
+            "bad move `choose-n:x`: the number of offers must be a number from 1 up (e.g. `choose-n:3`)"
+        );
+        assert!(err("p1").contains("off the 15x15 board"), "{}", err("p1"));
+        assert!(err("swapp").starts_with("bad move `swapp`"), "{}", err("swapp"));
     }
 }

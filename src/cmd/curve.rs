@@ -151,6 +151,8 @@ pub fn run(args: CurveArgs) -> Result<i32> {
             batch: args.batch,
             explore: args.explore,
             config: cfg.selfplay.search.clone(),
+            // Every decision from its position and the seed alone: reproducible points.
+            reuse_tree: false,
         },
         engine_games: args.engine_games,
     };

@@ -37,6 +37,10 @@ pub struct GomocupArgs {
     /// VCF check at each node expansion of the search: solver nodes per call (0 = off).
     #[arg(long, default_value_t = SearchConfig::default().vcf_nodes)]
     pub vcf_nodes: u64,
+    /// Start every move from an empty tree instead of keeping the subtree of the moves played
+    /// (for measuring what tree reuse brings).
+    #[arg(long)]
+    pub no_tree_reuse: bool,
 }
 
 /// Run the command; returns the process exit code.
@@ -57,9 +61,11 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
     let batch = args.batch.max(1);
     let algorithm: SearchAlgorithm = args.algorithm.parse().context("--algorithm")?;
     let config = SearchConfig { algorithm, vcf_nodes: args.vcf_nodes, ..SearchConfig::default() };
+    let reuse_tree = !args.no_tree_reuse;
     let factory = Box::new(move |size: usize| -> Result<Box<dyn Agent>> {
         let eval = spec.build(size, &load_model)?;
-        Ok(Box::new(MctsAgent::new(eval, SearchSettings { batch, config: config.clone(), ..Default::default() })))
+        let settings = SearchSettings { batch, config: config.clone(), reuse_tree, ..Default::default() };
+        Ok(Box::new(MctsAgent::new(eval, settings)))
     });
     let opts = BrainOptions {
         default_turn: Duration::from_secs_f64(args.time),

@@ -3,6 +3,7 @@
 pub mod arena;
 pub mod curve;
 pub mod export;
+pub mod games;
 pub mod gomocup;
 pub mod openings;
 pub mod progress;

@@ -145,8 +145,15 @@ impl<'a> TrainerLoop<'a> {
     }
 
     /// The due candidate: checkpoint, gate it when configured, publish it and log the
-    /// generation. Returns whether a generation was published.
+    /// generation. Returns whether a generation was published. A remote run's trainer lease is
+    /// renewed throughout (a gate match can outlast it).
     fn candidate(&mut self) -> Result<bool> {
+        let run = self.run;
+        run.with_trainer_lease_renewed(|| self.checkpoint_gate_publish())?
+    }
+
+    /// [`TrainerLoop::candidate`]'s work.
+    fn checkpoint_gate_publish(&mut self) -> Result<bool> {
         self.trainer.checkpoint()?;
         self.due = self.trainer.step() + self.cfg.pipeline.steps_per_generation;
         if self.cfg.pipeline.gate {

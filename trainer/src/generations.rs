@@ -90,8 +90,9 @@ pub fn repair_latest(models_dir: &Path) -> Result<Option<u64>> {
 }
 
 /// Publishes generation `g` under `models_dir`: `write` fills a temporary directory
-/// (`.tmp-gen-NNNNNN-<pid>`), which is renamed to `gen-NNNNNN` (refusing to replace an existing
-/// one), then `LATEST` is pointed at it (temp file + rename). Returns the new directory. On an
+/// (`.tmp-gen-NNNNNN-<pid>`); every file in it (`model.safetensors` included) and the directory
+/// are fsynced there ([`publish_dir`]) before it is renamed to `gen-NNNNNN` (refusing to replace
+/// an existing one), then `LATEST` is pointed at it (temp file + rename). Returns the new directory. On an
 /// error the temporary directory is removed and nothing is published.
 pub fn publish_generation(models_dir: &Path, g: u64, write: impl FnOnce(&Path) -> Result<()>) -> Result<PathBuf> {
     std::fs::create_dir_all(models_dir).with_context(|| format!("creating {}", models_dir.display()))?;

@@ -13,7 +13,9 @@
 //!
 //! A generation is published whole ([`publish_model`], through [`crate::generations`], which
 //! owns the `models/` directory: `gen-NNNNNN` names, `LATEST`, pruning); an existing generation
-//! is never replaced.
+//! is never replaced. Every file of it, `model.safetensors` included, is fsynced inside its
+//! temporary directory before the rename ([`renju_fs::publish_dir`]), so a power loss never
+//! leaves a generation directory with a short or empty weights file.
 
 use crate::config::{NetConfig, NetKind};
 use crate::generations::{publish_generation, read_latest, LATEST_FILE};

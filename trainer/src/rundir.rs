@@ -111,6 +111,17 @@ impl RunDir {
         self.remote.as_ref().map_or(Ok(()), |r| r.renew_lease(&lease_owner()))
     }
 
+    /// Runs `work` while the trainer lease of a remote run is renewed when due
+    /// ([`ObjectRun::with_lease_renewed`]): a gate match or an upload may outlast the lease.
+    /// Returns `work`'s result, or an error when another trainer took the lease meanwhile. A
+    /// local run just runs `work`.
+    pub fn with_trainer_lease_renewed<T>(&self, work: impl FnOnce() -> T) -> Result<T> {
+        match &self.remote {
+            Some(r) => r.with_lease_renewed(&lease_owner(), work),
+            None => Ok(work()),
+        }
+    }
+
     /// Remote run: gives the trainer lease up.
     pub fn release_trainer_lease(&self) -> Result<()> {
         self.remote.as_ref().map_or(Ok(()), |r| r.release_lease())

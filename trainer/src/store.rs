@@ -3,19 +3,23 @@
 //! directory written through `renju-fs`).
 //!
 //! A remote run keeps the layout of [`crate::RunDir`] under the URL's prefix (`config.toml`,
-//! `selfplay/*.npz`, `models/gen-NNNNNN/*`, `models/LATEST`) plus `trainer.lease`. Each process
-//! works in a local cache directory (the run directory its code reads and writes as before) and
-//! exchanges whole objects with the store:
+//! `selfplay/*.npz`, `models/gen-NNNNNN/*`, `models/LATEST`) plus `models/gen-NNNNNN.manifest.json`
+//! and `trainer-lease/`. Each process works in a local cache directory (the run directory its
+//! code reads and writes as before) and exchanges whole objects with the store:
 //! - a shard or model file is one PUT of the whole file: it appears whole or not at all; a PUT
 //!   or multipart upload cut by a kill is never listed, so never read;
 //! - objects of a published generation are created with a conditional put (`PutMode::Create`,
-//!   `If-None-Match: *` on S3): a generation is never overwritten, and `models/LATEST` is written
-//!   after every file of its generation;
+//!   `If-None-Match: *` on S3): a generation is never overwritten; its manifest
+//!   (`models/gen-NNNNNN.manifest.json`: every file and its size) is written after every file,
+//!   and `models/LATEST` after the manifest. Readers download only generations with a manifest,
+//!   exactly the files it lists, sizes checked: an upload cut midway is never seen;
 //! - self-play uploads its local shards (conditional create; a shard already there is done);
 //! - the trainer lists `selfplay/` by prefix and downloads the shards its cache lacks; a shard
 //!   that a lagging listing does not show yet is picked up by a later listing;
-//! - one trainer per run: `trainer.lease` (owner, expiry) is created or taken over when expired
-//!   with a conditional put and renewed while training ([`LEASE_SECONDS`]).
+//! - one trainer per run: the lease is a sequence of records `trainer-lease/NNNNNNNNNNNN`
+//!   (owner, expiry), the newest in force; taking it, taking over an expired one, renewing and
+//!   giving it back each create the next record with a conditional put, so two trainers racing
+//!   for it cannot both win, on every backend ([`LEASE_DIR`], [`LEASE_SECONDS`]).
 //!
 //! Credentials and endpoints come from the standard environment variables read by
 //! `object_store`'s builders: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`,
@@ -27,10 +31,10 @@ use crate::generations::{
     generation_dir_name, latest_record, list_generations, parse_generation_dir_name, read_latest, write_latest,
     LATEST_FILE,
 };
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, ensure, Context, Result};
 use object_store::path::Path as ObjPath;
-use object_store::{ObjectStore, PutMode, PutOptions, PutPayload, UpdateVersion};
-use std::collections::HashSet;
+use object_store::{ObjectStore, PutMode, PutOptions, PutPayload};
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -39,8 +43,19 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// renews it every third of this.
 pub const LEASE_SECONDS: u64 = 60;
 
-/// The name of the lease object under the run's prefix.
-pub const LEASE_OBJECT: &str = "trainer.lease";
+/// The directory of the lease records under the run's prefix: `trainer-lease/NNNNNNNNNNNN`,
+/// one object per write of the lease (an epoch), the newest epoch the one in force.
+pub const LEASE_DIR: &str = "trainer-lease";
+
+/// Epochs below the newest that a lease write leaves in place (older ones it deletes). A writer
+/// that listed the epochs before one was deleted and then recreates it still sees these newer
+/// ones, so it knows it lost.
+const LEASE_EPOCHS_KEPT: u64 = 3;
+
+/// The object of lease epoch `epoch`.
+fn lease_key(epoch: u64) -> String {
+    format!("{LEASE_DIR}/{epoch:012}")
+}
 
 /// Whether `run` names a remote run (`scheme://...`) rather than a local directory.
 pub fn is_remote(run: &str) -> bool {
@@ -68,8 +83,13 @@ pub struct ObjectRun {
     rt: tokio::runtime::Runtime,
     /// Shard names this process has uploaded (or found already uploaded).
     uploaded: Mutex<HashSet<String>>,
-    /// The version of the lease object this process last wrote (its e-tag), while it holds it.
-    lease: Mutex<Option<(UpdateVersion, SystemTime)>>,
+    /// The lease epoch this process last wrote, when, and for which owner, while it holds it.
+    lease: Mutex<Option<(u64, SystemTime, String)>>,
+    /// How long the lease lasts without renewal ([`LEASE_SECONDS`]).
+    lease_seconds: u64,
+    /// Writes allowed before every further one fails (an upload cut midway).
+    #[cfg(test)]
+    writes_left: Mutex<Option<usize>>,
 }
 
 impl std::fmt::Debug for ObjectRun {
@@ -78,7 +98,20 @@ impl std::fmt::Debug for ObjectRun {
     }
 }
 
-/// The lease record in `trainer.lease` (JSON).
+/// Generation `g`'s manifest object, `models/gen-NNNNNN.manifest.json`: written after every
+/// file of the generation and before `LATEST`; a generation without it is not published.
+pub fn manifest_object(g: u64) -> String {
+    format!("models/{}.manifest.json", generation_dir_name(g))
+}
+
+/// A generation's manifest: its files and their sizes in bytes.
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
+struct Manifest {
+    generation: u64,
+    files: BTreeMap<String, u64>,
+}
+
+/// The lease record of an epoch in [`LEASE_DIR`] (JSON).
 #[derive(serde::Serialize, serde::Deserialize, Debug)]
 struct Lease {
     owner: String,
@@ -168,6 +201,9 @@ impl ObjectRun {
             rt,
             uploaded: Mutex::default(),
             lease: Mutex::default(),
+            lease_seconds: LEASE_SECONDS,
+            #[cfg(test)]
+            writes_left: Mutex::default(),
         })
     }
 
@@ -182,18 +218,11 @@ impl ObjectRun {
 
     /// The object `rel` (a path relative to the run), or `None` when it does not exist.
     pub fn get(&self, rel: &str) -> Result<Option<Vec<u8>>> {
-        Ok(self.get_versioned(rel)?.map(|(b, _)| b))
-    }
-
-    fn get_versioned(&self, rel: &str) -> Result<Option<(Vec<u8>, UpdateVersion)>> {
         let key = self.key(rel);
         self.rt
             .block_on(async {
                 match self.store.get(&key).await {
-                    Ok(r) => {
-                        let v = UpdateVersion { e_tag: r.meta.e_tag.clone(), version: r.meta.version.clone() };
-                        Ok(Some((r.bytes().await?.to_vec(), v)))
-                    }
+                    Ok(r) => Ok(Some(r.bytes().await?.to_vec())),
                     Err(object_store::Error::NotFound { .. }) => Ok(None),
                     Err(e) => Err(e),
                 }
@@ -203,6 +232,7 @@ impl ObjectRun {
 
     /// Writes `rel` whole, replacing what is there (`models/LATEST`, a forced `config.toml`).
     pub fn put(&self, rel: &str, bytes: &[u8]) -> Result<()> {
+        self.cut_for_test(rel)?;
         let key = self.key(rel);
         self.rt
             .block_on(self.store.put(&key, PutPayload::from(bytes.to_vec())))
@@ -210,20 +240,33 @@ impl ObjectRun {
             .map_err(|e| anyhow!("{}/{rel}: writing failed: {e}", self.url))
     }
 
-    /// Creates `rel` whole unless it exists (conditional put). Returns `false` when it existed.
+    /// Creates `rel` whole unless it exists (conditional put: `PutMode::Create`). Returns
+    /// `false` when it existed.
     pub fn create(&self, rel: &str, bytes: &[u8]) -> Result<bool> {
-        Ok(self.put_mode(rel, bytes, PutMode::Create)?.is_some())
-    }
-
-    /// A put with `mode`; `Ok(None)` when its condition failed. Returns the new version.
-    fn put_mode(&self, rel: &str, bytes: &[u8], mode: PutMode) -> Result<Option<UpdateVersion>> {
+        self.cut_for_test(rel)?;
         let key = self.key(rel);
-        let opts = PutOptions { mode, ..PutOptions::default() };
+        let opts = PutOptions { mode: PutMode::Create, ..PutOptions::default() };
         match self.rt.block_on(self.store.put_opts(&key, PutPayload::from(bytes.to_vec()), opts)) {
-            Ok(r) => Ok(Some(UpdateVersion { e_tag: r.e_tag, version: r.version })),
-            Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => Ok(None),
+            Ok(_) => Ok(true),
+            Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => Ok(false),
             Err(e) => Err(anyhow!("{}/{rel}: conditional write failed: {e}", self.url)),
         }
+    }
+
+    /// Fails the write of `rel` once the writes a test allowed are spent.
+    #[cfg(test)]
+    fn cut_for_test(&self, rel: &str) -> Result<()> {
+        match self.writes_left.lock().unwrap().as_mut() {
+            Some(0) => bail!("{}/{rel}: upload cut", self.url),
+            Some(n) => *n -= 1,
+            None => {}
+        }
+        Ok(())
+    }
+
+    #[cfg(not(test))]
+    fn cut_for_test(&self, _rel: &str) -> Result<()> {
+        Ok(())
     }
 
     /// The names of the objects directly under the directory `rel` (`""`: the run's root).
@@ -249,26 +292,47 @@ impl ObjectRun {
     }
 
     /// Downloads generation `g` into `models/` of the local run directory `local` unless it is
-    /// there, then points the local `LATEST` at it. The files go into a temporary directory
-    /// published whole ([`renju_fs::publish_dir`]).
+    /// there, then points the local `LATEST` at it. Only a generation whose manifest
+    /// ([`manifest_object`]) is in the store is downloaded, exactly the files it lists, each
+    /// checked against its size; the files go into a temporary directory published whole
+    /// ([`renju_fs::publish_dir`]). Errors: no manifest (an upload cut midway: the generation is
+    /// not published), a listed file missing or of another size.
     pub fn pull_generation(&self, g: u64, local: &Path) -> Result<()> {
         let name = generation_dir_name(g);
         let models = local.join("models");
         let dest = models.join(&name);
         if !dest.exists() {
-            let files = self.list(&format!("models/{name}"))?;
-            if files.is_empty() {
-                bail!("{}/models/{name}: LATEST names it but it holds no files", self.url);
-            }
+            let manifest = manifest_object(g);
+            let bytes = self.get(&manifest)?.with_context(|| {
+                format!(
+                    "{}/{manifest} is missing: the upload of {name} is incomplete, so it is not published",
+                    self.url
+                )
+            })?;
+            let m: Manifest = serde_json::from_slice(&bytes)
+                .with_context(|| format!("{}/{manifest}: not a generation manifest", self.url))?;
+            ensure!(
+                m.generation == g && !m.files.is_empty(),
+                "{}/{manifest}: names generation {} with {} files",
+                self.url,
+                m.generation,
+                m.files.len()
+            );
             let tmp = models.join(format!(".tmp-{name}-{}", std::process::id()));
             std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-            for f in &files {
-                let bytes = self
-                    .get(&format!("models/{name}/{f}"))?
-                    .with_context(|| format!("{}/models/{name}/{f} vanished", self.url))?;
-                std::fs::write(tmp.join(f), bytes).with_context(|| format!("writing {}", tmp.join(f).display()))?;
-            }
-            if let Err(e) = renju_fs::publish_dir(&tmp, &dest) {
+            let fetched = m.files.iter().try_for_each(|(f, &size)| {
+                ensure!(!f.contains('/') && f != "..", "{}/{manifest}: bad file name {f:?}", self.url);
+                let rel = format!("models/{name}/{f}");
+                let bytes = self.get(&rel)?.with_context(|| format!("{}/{rel} is missing", self.url))?;
+                ensure!(
+                    bytes.len() as u64 == size,
+                    "{}/{rel}: {} bytes, its manifest says {size}",
+                    self.url,
+                    bytes.len()
+                );
+                std::fs::write(tmp.join(f), bytes).with_context(|| format!("writing {}", tmp.join(f).display()))
+            });
+            if let Err(e) = fetched.and_then(|_| renju_fs::publish_dir(&tmp, &dest)) {
                 let _ = std::fs::remove_dir_all(&tmp);
                 if !dest.exists() {
                     return Err(e);
@@ -281,9 +345,11 @@ impl ObjectRun {
         write_latest(&models, g)
     }
 
-    /// Uploads every local generation of `local/models/` newer than the store's `LATEST`, each
-    /// file with a conditional create, then `LATEST`. A file already in the store with other
-    /// bytes means another trainer published that generation: an error, nothing overwritten.
+    /// Uploads every local generation of `local/models/` newer than the store's `LATEST`: each
+    /// file with a conditional create, then its manifest ([`manifest_object`]), then `LATEST`.
+    /// A file or manifest already in the store with other bytes means another trainer published
+    /// that generation: an error, nothing overwritten. An upload cut midway leaves objects that
+    /// no manifest lists; the next push completes it.
     pub fn push_generations(&self, local: &Path) -> Result<()> {
         let models = local.join("models");
         let remote = self.latest_generation()?;
@@ -298,15 +364,23 @@ impl ObjectRun {
                 .filter(|p| p.is_file())
                 .collect();
             files.sort();
+            let mut manifest = Manifest { generation: g, files: BTreeMap::new() };
             for f in files {
                 let fname = f.file_name().unwrap_or_default().to_string_lossy().into_owned();
                 let bytes = std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?;
-                let rel = format!("models/{name}/{fname}");
-                if !self.create(&rel, &bytes)? && self.get(&rel)?.as_deref() != Some(&bytes[..]) {
-                    bail!("{}/{rel} already exists with other contents: another trainer published generation {g}; refusing to overwrite it", self.url);
-                }
+                self.create_or_match(&format!("models/{name}/{fname}"), &bytes, g)?;
+                manifest.files.insert(fname, bytes.len() as u64);
             }
+            self.create_or_match(&manifest_object(g), &serde_json::to_vec_pretty(&manifest)?, g)?;
             self.put(&format!("models/{LATEST_FILE}"), latest_record(g).as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// Creates `rel` (an object of generation `g`) unless the store has it with these bytes.
+    fn create_or_match(&self, rel: &str, bytes: &[u8], g: u64) -> Result<()> {
+        if !self.create(rel, bytes)? && self.get(rel)?.as_deref() != Some(bytes) {
+            bail!("{}/{rel} already exists with other contents: another trainer published generation {g}; refusing to overwrite it", self.url);
         }
         Ok(())
     }
@@ -349,71 +423,117 @@ impl ObjectRun {
         Ok(new)
     }
 
-    /// Takes the one-trainer lease for `owner`: creates `trainer.lease`, or takes it over when
-    /// it has expired (conditional on the version read), or renews it when `owner` holds it.
-    /// An unexpired lease of another owner is an error naming it and its expiry.
+    /// The lease epochs in the store, ascending.
+    fn lease_epochs(&self) -> Result<Vec<u64>> {
+        let mut epochs: Vec<u64> = self.list(LEASE_DIR)?.iter().filter_map(|n| n.parse().ok()).collect();
+        epochs.sort_unstable();
+        Ok(epochs)
+    }
+
+    /// The newest lease epoch and its record (`None` for an unreadable one: a lease anyone may
+    /// take over), or `None` when no lease was ever written.
+    fn newest_lease(&self) -> Result<Option<(u64, Option<Lease>)>> {
+        let Some(&epoch) = self.lease_epochs()?.last() else { return Ok(None) };
+        let record = self.get(&lease_key(epoch))?.and_then(|b| serde_json::from_slice::<Lease>(&b).ok());
+        Ok(Some((epoch, record)))
+    }
+
+    /// The trainer holding the run and until when (seconds since the Unix epoch), or `None` when
+    /// the lease is free (never taken, given back or expired).
+    pub fn lease_holder(&self) -> Result<Option<(String, u64)>> {
+        Ok(self.newest_lease()?.and_then(|(_, l)| l).filter(|l| l.expires > unix_now()).map(|l| (l.owner, l.expires)))
+    }
+
+    /// Takes the one-trainer lease for `owner`: writes the next lease epoch when the newest one
+    /// is free (none, given back, expired) or `owner`'s own (a renewal). The write is a
+    /// conditional create of the new epoch's object, so of trainers racing for the same epoch
+    /// exactly one wins, on every backend (`file://` included); no record is ever replaced or
+    /// deleted while it may be in force. An unexpired lease of another owner is an error naming
+    /// it and its expiry; losing a race is an error too.
     pub fn acquire_lease(&self, owner: &str) -> Result<()> {
-        let record = serde_json::to_vec(&Lease { owner: owner.into(), expires: unix_now() + LEASE_SECONDS })?;
-        let taken = match self.get_versioned(LEASE_OBJECT)? {
-            None => self.put_mode(LEASE_OBJECT, &record, PutMode::Create)?,
-            Some((bytes, version)) => {
-                let held: Option<Lease> = serde_json::from_slice(&bytes).ok();
-                if let Some(l) = held.as_ref().filter(|l| l.owner != owner && l.expires > unix_now()) {
-                    bail!(
-                        "{}: another trainer holds the run ({}) until {}; only one trainer may run on a run",
-                        self.url,
-                        l.owner,
-                        humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(l.expires))
-                    );
-                }
-                self.replace(&record, version)?
+        let newest = self.newest_lease()?;
+        if let Some(l) = newest.as_ref().and_then(|(_, l)| l.as_ref()) {
+            if l.owner != owner && l.expires > unix_now() {
+                bail!(
+                    "{}: another trainer holds the run ({}) until {}; only one trainer may run on a run",
+                    self.url,
+                    l.owner,
+                    humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(l.expires))
+                );
             }
-        };
-        let version =
-            taken.with_context(|| format!("{}: another trainer took the lease at the same time", self.url))?;
-        *self.lease.lock().unwrap() = Some((version, SystemTime::now()));
+        }
+        let epoch = newest.map_or(0, |(e, _)| e + 1);
+        if !self.write_lease_epoch(epoch, owner, unix_now() + self.lease_seconds)? {
+            bail!("{}: another trainer took the lease at the same time", self.url);
+        }
+        *self.lease.lock().unwrap() = Some((epoch, SystemTime::now(), owner.to_string()));
         Ok(())
     }
 
-    /// Replaces the lease object if it is still at `version`. Stores without conditional
-    /// updates (`file://`) fall back to delete + create, which is safe against a second
-    /// trainer starting but not against two starting in the same instant.
-    fn replace(&self, record: &[u8], version: UpdateVersion) -> Result<Option<UpdateVersion>> {
-        let key = self.key(LEASE_OBJECT);
-        let opts = PutOptions { mode: PutMode::Update(version), ..PutOptions::default() };
-        match self.rt.block_on(self.store.put_opts(&key, PutPayload::from(record.to_vec()), opts)) {
-            Ok(r) => Ok(Some(UpdateVersion { e_tag: r.e_tag, version: r.version })),
-            Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => Ok(None),
-            Err(object_store::Error::NotImplemented) => {
-                self.rt.block_on(self.store.delete(&key)).ok();
-                self.put_mode(LEASE_OBJECT, record, PutMode::Create)
-            }
-            Err(e) => Err(anyhow!("{}/{LEASE_OBJECT}: writing failed: {e}", self.url)),
+    /// Creates lease epoch `epoch` for `owner` until `expires`, then deletes the epochs more
+    /// than [`LEASE_EPOCHS_KEPT`] below it. Returns `false` when another writer created it
+    /// first, or when a newer epoch exists (this writer recreated a deleted one from a stale
+    /// listing).
+    fn write_lease_epoch(&self, epoch: u64, owner: &str, expires: u64) -> Result<bool> {
+        let record = serde_json::to_vec(&Lease { owner: owner.into(), expires })?;
+        if !self.create(&lease_key(epoch), &record)? {
+            return Ok(false);
         }
+        let epochs = self.lease_epochs()?;
+        if epochs.last().is_some_and(|&newest| newest > epoch) {
+            self.rt.block_on(self.store.delete(&self.key(&lease_key(epoch)))).ok();
+            return Ok(false);
+        }
+        for old in epochs.into_iter().filter(|&e| e + LEASE_EPOCHS_KEPT < epoch) {
+            // A record left behind is harmless: only the newest epoch is in force.
+            self.rt.block_on(self.store.delete(&self.key(&lease_key(old)))).ok();
+        }
+        Ok(true)
     }
 
-    /// Renews the lease held by `owner` when a third of [`LEASE_SECONDS`] has passed since it
-    /// was last written. Errors when another trainer has taken it over.
+    /// Renews the lease held by `owner` when a third of its duration ([`LEASE_SECONDS`]) has
+    /// passed since it was last written. Errors when another trainer has taken it over.
     pub fn renew_lease(&self, owner: &str) -> Result<()> {
         let due = self
             .lease
             .lock()
             .unwrap()
             .as_ref()
-            .is_none_or(|(_, t)| t.elapsed().unwrap_or_default().as_secs() >= LEASE_SECONDS / 3);
+            .is_none_or(|(_, t, _)| t.elapsed().unwrap_or_default().as_secs() >= self.lease_seconds / 3);
         if due {
             self.acquire_lease(owner).with_context(|| format!("{}: renewing the trainer lease", self.url))?;
         }
         Ok(())
     }
 
-    /// Gives the lease up (deletes `trainer.lease`) if this process holds it.
+    /// Runs `work` (a gate match, anything that may outlast the lease) while a second thread
+    /// renews `owner`'s lease when due ([`ObjectRun::renew_lease`], checked six times per lease
+    /// duration). Returns `work`'s result, or the renewal's error when another trainer took the
+    /// lease meanwhile (`work` still runs to its end).
+    pub fn with_lease_renewed<T>(&self, owner: &str, work: impl FnOnce() -> T) -> Result<T> {
+        let every = Duration::from_millis(self.lease_seconds * 1000 / 6);
+        let (done, wait) = std::sync::mpsc::channel::<()>();
+        std::thread::scope(|s| {
+            let renewer = s.spawn(move || loop {
+                match wait.recv_timeout(every) {
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => self.renew_lease(owner)?,
+                    _ => return Ok(()),
+                }
+            });
+            let out = work();
+            drop(done);
+            let renewed: Result<()> = renewer.join().unwrap_or_else(|_| Err(anyhow!("the lease renewer panicked")));
+            renewed.map(|_| out)
+        })
+    }
+
+    /// Gives the lease up if this process holds it: writes the next epoch as a record that has
+    /// already expired (conditional like every lease write; when another trainer wrote since,
+    /// the lease was no longer this process's and nothing is written).
     pub fn release_lease(&self) -> Result<()> {
-        if self.lease.lock().unwrap().take().is_some() {
-            let key = self.key(LEASE_OBJECT);
-            self.rt
-                .block_on(self.store.delete(&key))
-                .map_err(|e| anyhow!("{}/{LEASE_OBJECT}: deleting failed: {e}", self.url))?;
+        if let Some((epoch, _, owner)) = self.lease.lock().unwrap().take() {
+            self.write_lease_epoch(epoch + 1, &owner, 0)
+                .with_context(|| format!("{}: giving the trainer lease back", self.url))?;
         }
         Ok(())
     }
@@ -447,11 +567,143 @@ mod tests {
         r.acquire_lease("a").unwrap(); // renewal by its holder
         let e = r.acquire_lease("b").unwrap_err();
         assert!(format!("{e:#}").contains("another trainer holds the run (a)"), "{e:#}");
-        let expired = serde_json::to_vec(&Lease { owner: "a".into(), expires: unix_now() - 1 }).unwrap();
-        r.put(LEASE_OBJECT, &expired).unwrap();
+        expire_lease(&r, "a");
         r.acquire_lease("b").unwrap();
+        assert_eq!(r.lease_holder().unwrap().map(|(o, _)| o).as_deref(), Some("b"));
         r.release_lease().unwrap();
-        assert_eq!(r.get(LEASE_OBJECT).unwrap(), None);
+        assert_eq!(r.lease_holder().unwrap(), None);
+    }
+
+    /// Writes the lease `owner` holds on `run` again as expired.
+    fn expire_lease(run: &ObjectRun, owner: &str) {
+        let (epoch, _) = run.newest_lease().unwrap().unwrap();
+        assert!(run.write_lease_epoch(epoch + 1, owner, unix_now() - 1).unwrap());
+    }
+
+    /// A `file://` run over the directory `dir`.
+    fn file_run(dir: &Path) -> ObjectRun {
+        let url = url::Url::from_directory_path(dir).unwrap().to_string();
+        ObjectRun::open(&url).unwrap()
+    }
+
+    #[test]
+    fn two_trainers_racing_to_take_over_an_expired_file_lease_cannot_both_win() {
+        let d = tempfile::tempdir().unwrap();
+        let runs = [file_run(d.path()), file_run(d.path()), file_run(d.path())];
+        for round in 0..40 {
+            // An expired lease of a vanished trainer.
+            let old = format!("old-{round}");
+            runs[2].acquire_lease(&old).unwrap();
+            expire_lease(&runs[2], &old);
+            let barrier = std::sync::Barrier::new(2);
+            let won: Vec<bool> = std::thread::scope(|s| {
+                let racers: Vec<_> = (0..2)
+                    .map(|i| {
+                        let (run, barrier) = (&runs[i], &barrier);
+                        s.spawn(move || {
+                            barrier.wait();
+                            run.acquire_lease(&format!("t{i}")).is_ok()
+                        })
+                    })
+                    .collect();
+                racers.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            assert_eq!(won.iter().filter(|&&w| w).count(), 1, "round {round}: winners {won:?}");
+            let winner = won.iter().position(|&w| w).unwrap();
+            // The loser is refused while the winner holds it; the winner renews it.
+            assert!(runs[1 - winner].acquire_lease(&format!("t{}", 1 - winner)).is_err());
+            runs[winner].acquire_lease(&format!("t{winner}")).unwrap();
+            runs[winner].release_lease().unwrap();
+            runs[2].lease.lock().unwrap().take();
+        }
+    }
+
+    #[test]
+    fn a_lease_write_from_a_stale_listing_loses() {
+        let r = memory_run();
+        for _ in 0..6 {
+            r.acquire_lease("a").unwrap(); // epochs 0..=5; 0 and 1 deleted
+        }
+        assert_eq!(r.lease_epochs().unwrap(), vec![2, 3, 4, 5]);
+        // A trainer that listed epoch 0 as the newest creates epoch 1 again: a newer one exists.
+        assert!(!r.write_lease_epoch(1, "b", unix_now() + 60).unwrap());
+        assert_eq!(r.lease_epochs().unwrap(), vec![2, 3, 4, 5]);
+        assert_eq!(r.lease_holder().unwrap().map(|(o, _)| o).as_deref(), Some("a"));
+        // Racing for an existing epoch loses too.
+        assert!(!r.write_lease_epoch(5, "b", unix_now() + 60).unwrap());
+    }
+
+    #[test]
+    fn an_upload_cut_midway_is_never_visible_and_a_retry_completes_it() {
+        let d = tempfile::tempdir().unwrap();
+        let store = d.path().join("store");
+        std::fs::create_dir(&store).unwrap();
+        let (cache, other) = (d.path().join("cache"), d.path().join("other"));
+        let files = ["config.json", "model.pt", "model.safetensors"];
+        let publish = |g: u64| {
+            crate::generations::publish_generation(&cache.join("models"), g, |tmp| {
+                files.iter().try_for_each(|f| Ok(std::fs::write(tmp.join(f), format!("{f} of {g}"))?))
+            })
+            .unwrap()
+        };
+        let writer = file_run(&store);
+        publish(0);
+        writer.push_generations(&cache).unwrap();
+        publish(1);
+        // Two files of generation 1 reach the store, then the upload is cut.
+        *writer.writes_left.lock().unwrap() = Some(2);
+        assert!(writer.push_generations(&cache).is_err());
+        let reader = file_run(&store);
+        assert_eq!(reader.latest_generation().unwrap(), Some(0));
+        let e = reader.pull_generation(1, &other).unwrap_err();
+        assert!(format!("{e:#}").contains("gen-000001"), "{e:#}");
+        assert!(!other.join("models/gen-000001").exists(), "a partial generation reached a cache");
+        // A shard upload cut before its object was written, and one cut inside the put (the
+        // staging file `object_store` leaves for `file://`), are not there to read.
+        let selfplay = cache.join("selfplay");
+        std::fs::create_dir_all(&selfplay).unwrap();
+        std::fs::write(selfplay.join("sp-a.npz"), b"shard").unwrap();
+        *writer.writes_left.lock().unwrap() = Some(0);
+        assert!(writer.push_shards(&selfplay).is_err());
+        std::fs::create_dir_all(store.join("selfplay")).unwrap();
+        std::fs::write(store.join("selfplay/sp-b.npz#1"), b"sha").unwrap();
+        assert_eq!(reader.pull_shards(&other.join("selfplay")).unwrap(), 0);
+        // The retry completes both.
+        *writer.writes_left.lock().unwrap() = None;
+        writer.push_generations(&cache).unwrap();
+        assert_eq!(writer.push_shards(&selfplay).unwrap(), 1);
+        assert_eq!(reader.latest_generation().unwrap(), Some(1));
+        reader.pull_generation(1, &other).unwrap();
+        for f in files {
+            assert_eq!(std::fs::read_to_string(other.join("models/gen-000001").join(f)).unwrap(), format!("{f} of 1"));
+        }
+        assert_eq!(reader.pull_shards(&other.join("selfplay")).unwrap(), 1);
+    }
+
+    #[test]
+    fn the_lease_is_renewed_while_a_long_step_runs() {
+        let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+        let run = || {
+            let mut r = ObjectRun::with_store("memory:///r", store.clone(), ObjPath::from("r")).unwrap();
+            r.lease_seconds = 2;
+            r
+        };
+        let (a, b) = (run(), run());
+        a.acquire_lease("a").unwrap();
+        // A step longer than the lease: b must still find it held at its end.
+        let b_won = a
+            .with_lease_renewed("a", || {
+                std::thread::sleep(Duration::from_millis(3500));
+                b.acquire_lease("b").is_ok()
+            })
+            .unwrap();
+        assert!(!b_won, "another trainer took the lease during the step");
+        // Without renewal it expires.
+        std::thread::sleep(Duration::from_millis(3100));
+        b.acquire_lease("b").unwrap();
+        // The holder's renewal now fails, and the step reports it.
+        let lost = a.with_lease_renewed("a", || std::thread::sleep(Duration::from_millis(1000))).unwrap_err();
+        assert!(format!("{lost:#}").contains("another trainer holds the run (b)"), "{lost:#}");
     }
 
     #[test]

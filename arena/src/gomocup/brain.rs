@@ -121,7 +121,18 @@ impl Brain {
     pub(super) fn restart(&mut self) -> Result<()> {
         ensure!(self.size.is_some(), "RESTART before START");
         self.moves.clear();
+        self.forget();
         Ok(())
+    }
+
+    /// Drops what the agent kept from earlier moves (its search tree), for a position that does
+    /// not follow from the last searched one by the moves played (`START`, `RESTART`,
+    /// `TAKEBACK`, `YXHASHCLEAR`). A `BOARD` or a rule change needs no call: the agent follows
+    /// its tree only down the moves played under the same rule.
+    pub(super) fn forget(&mut self) {
+        if let Some((_, agent)) = self.agent.as_mut() {
+            agent.forget();
+        }
     }
 
     pub(super) fn start(&mut self, n: usize) -> Vec<String> {
@@ -136,6 +147,7 @@ impl Brain {
         }
         self.size = Some(n);
         self.moves.clear();
+        self.forget();
         self.rule_warned = false;
         vec!["OK".into()]
     }
@@ -248,6 +260,7 @@ impl Brain {
         let size = self.need_board()?;
         ensure!(self.moves.last() == Some(&p), "TAKEBACK {}: not the last stone", format_point(p, size));
         self.moves.pop();
+        self.forget();
         Ok(())
     }
 
@@ -284,7 +297,7 @@ impl Brain {
             _ => Tactic::None,
         };
         if let Tactic::Win { line } = &tactic {
-            let choice = Choice { action: Action::Place(line[0]), value: Some(1.0), playouts: 0 };
+            let choice = Choice { action: Action::Place(line[0]), value: Some(1.0), playouts: 0, reused: 0 };
             return Ok((choice.action, choice, vec![format!("MESSAGE VCF {}", line_text(line))]));
         }
         let (_, agent) = self.agent.as_mut().context("no board yet: send START first")?;
@@ -320,7 +333,7 @@ impl Brain {
             let Action::Place(p) = action else { bail!("the agent did not place a stone") };
             self.moves.push(p);
             if let Some(v) = c.value {
-                out.push(format!("MESSAGE playouts {} value {v:+.3}", c.playouts));
+                out.push(format!("MESSAGE playouts {} reused {} value {v:+.3}", c.playouts, c.reused));
             }
             out.push(format_point(p, size));
             Ok(out)

@@ -24,6 +24,7 @@
 //!   Until `INFO rule` arrives the brain plays freestyle (the protocol's default) and says so in
 //!   a `MESSAGE` before its first move after `START`.
 //! - `TAKEBACK x,y` → `OK` when `x,y` is the last stone (removed), else `ERROR`.
+//! - `YXHASHCLEAR` → no answer: the search tree kept between moves is dropped.
 //! - `SWAP2BOARD` / stones / `DONE`: 0 stones → three stones `x,y x,y x,y` (black, white, black);
 //!   3 or 5 stones → `SWAP` (we take Black) or our White stone `x,y` (we keep White).
 //! - `YXSHOWFORBID` → `FORBID ` + `xxyy` (two digits each) per forbidden point + `.`.
@@ -33,6 +34,14 @@
 //!
 //! Coordinates are 0-based `x` (column) and `y` (row from the **top**): protocol `y` is
 //! `size - 1 - Point::y`.
+//!
+//! Tree reuse: the agent may keep its search tree between moves (the CLI's search agent does,
+//! [`crate::agent::SearchSettings::reuse_tree`]): after our move and the opponent's answer the
+//! search starts from the node of the new position with its visits. Every move answered by a
+//! search says `MESSAGE playouts N reused R value V` first (`N` playouts of this move, `R` visits
+//! the root kept, `V` the root value for us). `START`, `RESTART`, `TAKEBACK` and `YXHASHCLEAR`
+//! drop the tree, and so does a `BOARD` or rule whose position does not follow from the last
+//! searched one by the moves played.
 //!
 //! Time per move: from `timeout_turn`, `timeout_match` / `time_left` and `max_memory`
 //! ([`time`]); with no time information, [`BrainOptions::default_turn`].
@@ -131,6 +140,10 @@ impl Brain {
                 Ok(s) => vec![s],
                 Err(e) => error(format!("{e:#}")),
             },
+            "YXHASHCLEAR" => {
+                self.forget();
+                Vec::new()
+            }
             "ABOUT" => vec![self.about()],
             "END" => {
                 self.end();
@@ -200,7 +213,7 @@ mod tests {
                     pts.sort_by_key(|p| ((p.x as i32 - c).abs().max((p.y as i32 - c).abs()), p.index(n)));
                     Action::Place(pts[0])
                 };
-            Ok(Choice { action, value: Some(0.5), playouts: 1 })
+            Ok(Choice { action, value: Some(0.5), playouts: 1, reused: 0 })
         }
         fn value(&mut self, game: &Game) -> Result<Option<f32>> {
             Ok(Some(if game.board().stones()[2].0.y > game.board().stones()[0].0.y { 0.1 } else { 0.5 }))

@@ -1,13 +1,14 @@
 //! The search tree [`Mcts`] and its operations: playouts ([`Mcts::gather`]: selection by PUCT,
 //! expansion through the position walker, virtual loss), delivery of the evaluations and backup
-//! by player identity ([`Mcts::deliver`]), and tree reuse ([`Mcts::advance`]).
+//! by player identity ([`Mcts::deliver`]), and tree reuse ([`Mcts::advance`] by one decision,
+//! [`Mcts::follow`] along the decisions played since the searched position).
 
 use super::config::SearchConfig;
 use super::gumbel::GumbelSearch;
 use super::node::{
     by_prior, sign, sort_tail, ChildSorter, Node, NodeState, F_CHECKED, F_PRUNED, F_TAIL_UNSORTED, NONE, SORTED_PREFIX,
 };
-use crate::action::action_space_size;
+use crate::action::{action_index, action_space_size};
 use crate::encode::{NUM_GLOBALS, NUM_PLANES};
 use crate::eval::softmax;
 use crate::walker::{is_plain_play, Expansion, FastWalker, GameWalker};
@@ -580,6 +581,66 @@ impl Mcts {
         }
     }
 
+    /// Tree reuse along the decisions played: `from` is the position the tree is rooted at and
+    /// `to` the position to search next. When `to` follows from `from` by the decisions in its
+    /// history (the same board size, rule, protocol and stone cap, `from`'s history a prefix of
+    /// `to`'s, every further decision legal when replayed), the root moves down those decisions
+    /// ([`Mcts::advance`] per decision), keeping the subtree with its visits (none when a
+    /// decision's node was never expanded). Otherwise the tree starts afresh at `to`. Either way
+    /// the root then is `to` with this move's root state unset (no noise asked for, no Gumbel
+    /// search) and only legal children. Returns whether `to` followed from `from`. Requires
+    /// nothing pending and `to` not over.
+    pub fn follow(&mut self, from: &Game, to: &Game) -> bool {
+        let (fh, th) = (from.history(), to.history());
+        let same_setup = from.board().size() == to.board().size()
+            && from.board().rule() == to.board().rule()
+            && from.protocol() == to.protocol()
+            && from.stone_cap() == to.stone_cap()
+            && th.len() >= fh.len()
+            && th[..fh.len()] == *fh;
+        if same_setup {
+            let extra = &th[fh.len()..];
+            if extra.is_empty() {
+                // The same position: the tree as it stands, its root state unset as advance does.
+                assert!(self.pending.is_empty(), "follow with leaves pending evaluation");
+                self.noise_wanted = false;
+                self.gumbel_wanted = None;
+                self.gumbel = None;
+                return true;
+            }
+            let size = to.board().size();
+            let mut g = from.clone();
+            for (k, &(_, a)) in extra.iter().enumerate() {
+                if g.apply(a).is_err() {
+                    break;
+                }
+                let last = k + 1 == extra.len();
+                self.advance(action_index(a, size), if last { to } else { &g });
+                if last {
+                    return true;
+                }
+            }
+        }
+        *self = Mcts::new(to, self.cfg.clone());
+        false
+    }
+
+    /// Visits of the node reached from the root by the action indices `actions` (0 when it is
+    /// not in the tree); `&[]` is the root.
+    pub fn visits_after(&self, actions: &[usize]) -> u32 {
+        let mut node = self.nodes[self.root as usize];
+        for &a in actions {
+            if node.state != Expanded {
+                return 0;
+            }
+            match self.nodes[node.children()].iter().find(|c| c.action as usize == a) {
+                Some(c) => node = *c,
+                None => return 0,
+            }
+        }
+        node.n
+    }
+
     /// Number of nodes in the arena (memory use is [`NODE_BYTES`] = 32 bytes per node, plus the
     /// arena's spare capacity).
     pub fn tree_size(&self) -> usize {
@@ -634,6 +695,68 @@ mod tests {
         g.apply(crate::action::action_from_index(best, 15).unwrap()).unwrap();
         m.advance(best, &g);
         m
+    }
+
+    /// The most visited child of the node reached by `path` (action indices), with its visits.
+    fn most_visited_after(m: &Mcts, path: &[usize], size: usize) -> (usize, u32) {
+        (0..size * size)
+            .map(|a| {
+                let mut p = path.to_vec();
+                p.push(a);
+                (a, m.visits_after(&p))
+            })
+            .max_by_key(|x| x.1)
+            .unwrap()
+    }
+
+    /// Follow keeps the subtree of the decisions played with its visits (the node of the
+    /// position two decisions down), keeps the tree as it stands for the same position, and
+    /// starts afresh for a position that does not follow (another history, another rule).
+    #[test]
+    fn follow_keeps_the_subtree_of_the_decisions_played() {
+        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: true }, None).unwrap();
+        for (x, y) in [(7, 7), (8, 8), (7, 8)] {
+            g.apply(Action::Place(Point::new(x, y))).unwrap();
+        }
+        let search = |m: &mut Mcts, visits: u32| {
+            let mut rng = ChaCha8Rng::seed_from_u64(3);
+            let mut ev = HeuristicEvaluator::new(15);
+            search_with(m, visits, 8, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+        };
+        let mut m = Mcts::new(&g, SearchConfig::default());
+        search(&mut m, 600);
+        let (a, na) = most_visited_after(&m, &[], 15);
+        let (b, nb) = most_visited_after(&m, &[a], 15);
+        assert!(na > nb && nb > 0, "{na} {nb}");
+        let mut g2 = g.clone();
+        g2.apply(crate::action::action_from_index(a, 15).unwrap()).unwrap();
+        g2.apply(crate::action::action_from_index(b, 15).unwrap()).unwrap();
+        assert!(m.follow(&g, &g2));
+        assert_eq!(m.root_visits(), nb, "the root starts at the grandchild's visits");
+        // The kept root is a root: its children are the legal moves of `g2`.
+        let kids = m.root_children();
+        assert!(kids.iter().all(|c| g2.is_legal(crate::action::action_from_index(c.0, 15).unwrap())));
+        search(&mut m, nb + 50);
+        assert_eq!(m.root_visits(), nb + 50);
+        // The same position again: nothing lost.
+        assert!(m.follow(&g2, &g2));
+        assert_eq!(m.root_visits(), nb + 50);
+        // A position that does not extend g2 (its last stone elsewhere): afresh.
+        let mut other = g.clone();
+        other.apply(crate::action::action_from_index(a, 15).unwrap()).unwrap();
+        let elsewhere = (0..225).find(|&i| i != b && other.is_legal(Action::Place(Point::from_index(i, 15)))).unwrap();
+        other.apply(Action::Place(Point::from_index(elsewhere, 15))).unwrap();
+        assert!(!m.follow(&g2, &other));
+        assert_eq!(m.root_visits(), 0);
+        // The same stones under another rule: afresh.
+        let mut m = Mcts::new(&g, SearchConfig::default());
+        search(&mut m, 100);
+        let mut free = Game::new(15, Rule::Freestyle, Protocol::Free { centre: true }, None).unwrap();
+        for &(_, act) in g2.history() {
+            free.apply(act).unwrap();
+        }
+        assert!(!m.follow(&g, &free));
+        assert_eq!(m.root_visits(), 0);
     }
 
     /// The partial sort's two steps give exactly the full stable sort by prior, ties included
