@@ -45,12 +45,19 @@ fn ok(out: &Output, what: &str) -> String {
 /// variable moved off its initial value by noise of deviation `noise` (biases and batch-norm
 /// statistics too), so that every path from the inputs to the outputs carries signal.
 fn generation(dir: &Path, net: NetConfig, version: u32, rule: Rule, seed: i64, noise: f64) -> PathBuf {
+    // Torch's generator is global: tests running in parallel take turns, so each draws from
+    // its own seed only.
+    static TORCH_RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
     tch::manual_seed(seed);
     let cfg = ModelConfig::for_encoder(0, rule, SIZE, net, version).unwrap();
     let vs = tch::nn::VarStore::new(tch::Device::Cpu);
     let _net = Net::new(&vs.root(), &cfg.net, cfg.shape).unwrap();
     tch::no_grad(|| {
-        for (name, mut v) in vs.variables() {
+        let mut vars: Vec<_> = vs.variables().into_iter().collect();
+        // A fixed order: the noise drawn for each variable depends only on the seed.
+        vars.sort_by(|a, b| a.0.cmp(&b.0));
+        for (name, mut v) in vars {
             let noise = v.randn_like() * noise;
             let noise = if name.ends_with("running_var") { noise.abs() } else { noise };
             let _ = v.g_add_(&noise);
@@ -220,8 +227,9 @@ fn resnet_exports_agree_with_our_evaluator_and_carry_rule_and_size() {
 #[test]
 fn line_pattern_export_agrees_with_our_evaluator() {
     let dir = tempfile::tempdir().unwrap();
-    // Its summed line features are large: less noise keeps the value off saturation.
-    let gen = generation(dir.path(), NetConfig::preset("linepattern-tiny").unwrap(), 2, Rule::Renju, 4, 0.05);
+    // Its summed line features are large, so the value saturates for some initial weights;
+    // this seed leaves it unsaturated (win probability 0.34 on average, range 0.72).
+    let gen = generation(dir.path(), NetConfig::preset("linepattern-tiny").unwrap(), 2, Rule::Renju, 1, 0.05);
     let onnx = export(&gen);
     agrees_with_our_evaluator(&onnx, &gen, 20);
     assert!(rapfi_check(&onnx, "renju", SIZE).is_ok());
