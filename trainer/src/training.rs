@@ -116,7 +116,11 @@ impl Trainer {
         let vs = nn::VarStore::new(device);
         let net = Net::new(&vs.root(), &config.net, net_shape)?;
         let opt = Optimizer::new(&vs, config.optimizer.clone());
-        let decayed = vs.variables().into_iter().filter(|(n, t)| is_decayed(n, t)).map(|(_, t)| t).collect();
+        // Sorted by name: the L2 penalty is a float sum, and `variables()` is a HashMap whose
+        // order differs per store, so an unsorted sum differs in its last bits after a resume.
+        let mut decayed: Vec<(String, Tensor)> = vs.variables().into_iter().filter(|(n, t)| is_decayed(n, t)).collect();
+        decayed.sort_by(|a, b| a.0.cmp(&b.0));
+        let decayed = decayed.into_iter().map(|(_, t)| t).collect();
         let window = ReplayWindow::new(&run.selfplay(), shape, config.rule, config.window.clone());
         let metrics: Box<dyn MetricsSink> =
             if config.tensorboard { Box::new(TensorBoardSink::new(&run.tensorboard())?) } else { Box::new(NullSink) };

@@ -1,6 +1,7 @@
-//! Resume: a trainer reopened from its checkpoint reproduces the losses of the steps that
-//! followed it, to float rounding. Its own test binary, so its own process: libtorch's intra-op
-//! thread pool is process-wide, and tests training beside it change how its sums are split.
+//! Exact resume: a trainer reopened from its checkpoint reproduces the losses of the steps that
+//! followed it, bit for bit. Its own test binary, so its own process: libtorch's intra-op thread
+//! pool is process-wide, and tests training beside it in one process change how its parallel
+//! regions split their sums (the losses then differ in the last bits).
 
 mod common;
 
@@ -27,10 +28,5 @@ fn resume_after_checkpoint_reproduces_the_next_losses() {
     t.refresh_window().unwrap();
     let resumed = t.train_steps(4).unwrap().step_losses;
     assert_eq!(after.len(), 4);
-    // Equal to float rounding: a clean build has been seen to differ in the last bits of one
-    // step (5e-7 of 6.3). A wrong resume (optimiser state, replay RNG or step lost) moves the
-    // losses by orders of magnitude more than this bound.
-    for (r, a) in resumed.iter().zip(&after) {
-        assert!((r - a).abs() <= 1e-5 * a.abs().max(1.0), "resumed losses differ: {resumed:?} vs {after:?}");
-    }
+    assert_eq!(resumed, after, "resumed losses differ");
 }
