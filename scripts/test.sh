@@ -8,4 +8,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$ROOT"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --release -- -D warnings
+# The build without libtorch (tests/no_torch.rs builds and runs it).
+cargo clippy -p renju-zero -p renju-trainer --lib --bins --release --no-default-features -- -D warnings
 cargo test --workspace --release "$@"

@@ -20,15 +20,35 @@ enum Command {
     /// lines), list the 26 openings.
     Rules(cmd::rules::RulesArgs),
     /// Play self-play games and write training shards.
+    #[cfg(feature = "torch")]
     Selfplay(cmd::selfplay::SelfplayArgs),
+    #[cfg(not(feature = "torch"))]
+    #[command(disable_help_flag = true, about = "Not in this build: needs libtorch (the default torch feature)")]
+    Selfplay(NeedsTorch),
     /// The main job: self-play, training and publishing in one resumable loop.
+    #[cfg(feature = "torch")]
     Train(cmd::train::TrainArgs),
+    #[cfg(not(feature = "torch"))]
+    #[command(disable_help_flag = true, about = "Not in this build: needs libtorch (the default torch feature)")]
+    Train(NeedsTorch),
     /// The training half of `train` alone, on a run directory that self-play processes feed.
+    #[cfg(feature = "torch")]
     Trainer(cmd::train::TrainerArgs),
+    #[cfg(not(feature = "torch"))]
+    #[command(disable_help_flag = true, about = "Not in this build: needs libtorch (the default torch feature)")]
+    Trainer(NeedsTorch),
     /// Check a run directory's invariants (generations, models, shards, logs); exit 1 if broken.
+    #[cfg(feature = "torch")]
     CheckRun(cmd::train::CheckRunArgs),
+    #[cfg(not(feature = "torch"))]
+    #[command(disable_help_flag = true, about = "Not in this build: needs libtorch (the default torch feature)")]
+    CheckRun(NeedsTorch),
     /// Export a published model to one file (TorchScript or safetensors).
+    #[cfg(feature = "torch")]
     Export(cmd::export::ExportArgs),
+    #[cfg(not(feature = "torch"))]
+    #[command(disable_help_flag = true, about = "Not in this build: needs libtorch (the default torch feature)")]
+    Export(NeedsTorch),
     /// Matches between players: W/D/L per pair, Bradley-Terry ratings, optional SPRT.
     Arena(cmd::arena::ArenaArgs),
     /// The learning curve of a run: published generations against fixed opponents in the
@@ -44,6 +64,15 @@ enum Command {
     /// `INFO rule 1` (standard), as the protocol has it; without `INFO rule` the brain says so in
     /// a MESSAGE before its first move. Started as `pbrain-renju-zero` it needs no arguments.
     Gomocup(cmd::gomocup::GomocupArgs),
+}
+
+// The arguments of a command that needs libtorch, in a build without it: taken as they come,
+// so that the command answers that it needs the torch build whatever it was given.
+#[cfg(not(feature = "torch"))]
+#[derive(clap::Args)]
+struct NeedsTorch {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    _args: Vec<std::ffi::OsString>,
 }
 
 fn main() {
@@ -74,11 +103,26 @@ fn main() {
 fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Rules(args) => cmd::rules::run(args),
+        #[cfg(feature = "torch")]
         Command::Selfplay(args) => cmd::selfplay::run(args),
+        #[cfg(not(feature = "torch"))]
+        Command::Selfplay(_) => cmd::needs_torch("selfplay"),
+        #[cfg(feature = "torch")]
         Command::Train(args) => cmd::train::run(args),
+        #[cfg(not(feature = "torch"))]
+        Command::Train(_) => cmd::needs_torch("train"),
+        #[cfg(feature = "torch")]
         Command::Trainer(args) => cmd::train::run_trainer(args),
+        #[cfg(not(feature = "torch"))]
+        Command::Trainer(_) => cmd::needs_torch("trainer"),
+        #[cfg(feature = "torch")]
         Command::CheckRun(args) => cmd::train::run_check(args),
+        #[cfg(not(feature = "torch"))]
+        Command::CheckRun(_) => cmd::needs_torch("check-run"),
+        #[cfg(feature = "torch")]
         Command::Export(args) => cmd::export::run(args),
+        #[cfg(not(feature = "torch"))]
+        Command::Export(_) => cmd::needs_torch("export"),
         Command::Arena(args) => cmd::arena::run(args),
         Command::Curve(args) => cmd::curve::run(args),
         Command::Games(args) => cmd::games::run(args),

@@ -85,7 +85,7 @@ pub fn run(args: ArenaArgs) -> Result<i32> {
     let total = args.games * players.len() * (players.len() - 1).max(1) / 2;
     let mut done = 0;
     let quiet = args.quiet;
-    let loader = evaluator_loader(DeviceChoice::Auto.resolve()?);
+    let loader = evaluator_loader(DeviceChoice::Auto);
     let summary = run_arena(&players, &cfg, &loader, |r| {
         done += 1;
         if !quiet {

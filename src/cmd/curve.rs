@@ -161,7 +161,7 @@ pub fn run(args: CurveArgs) -> Result<i32> {
     // Following a run: SIGINT / SIGTERM / SIGHUP stop after the current point.
     let stop = if args.follow { Stop::on_signals()? } else { Stop::default() };
     let mut tally = GameTally::default();
-    let load_model = evaluator_loader(DeviceChoice::Auto.resolve()?);
+    let load_model = evaluator_loader(DeviceChoice::Auto);
     let sets = if args.sets.is_empty() { String::new() } else { format!(" (--set {})", args.sets.join(" --set ")) };
     eprintln!(
         "curve of {}{sets}: {} {}, stone cap {}, {} games per match, {}, batch {}, explore {} -> {}",

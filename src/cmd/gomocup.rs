@@ -9,7 +9,7 @@ use renju_arena::gomocup::{serve, Brain, BrainOptions};
 use renju_selfplay::eval::EvaluatorSpec;
 use renju_selfplay::mcts::{SearchAlgorithm, SearchConfig};
 use renju_trainer::config::DeviceChoice;
-use renju_trainer::model::{evaluator_loader, resolve_model_dir};
+use renju_trainer::model::{check_playable, evaluator_loader};
 
 /// Arguments of `renju-zero gomocup`. The brain plays freestyle (five or more wins) until the
 /// manager sends `INFO rule 4` (renju) or `INFO rule 1` (standard), as the protocol has it.
@@ -52,12 +52,12 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
     );
     anyhow::ensure!(args.playouts != Some(0), "--playouts must be at least 1");
     let spec = EvaluatorSpec::parse(&args.model)?;
-    // A model that is not there fails now, not at the manager's START; the message is the
-    // loader's (the one `arena` and `openings` give for the same path).
+    // A model that is not there (or that this build cannot play) fails now, not at the
+    // manager's START; the message is the loader's (the one `arena` and `openings` give).
     if let EvaluatorSpec::Model(dir) = &spec {
-        resolve_model_dir(dir)?;
+        check_playable(dir)?;
     }
-    let load_model = evaluator_loader(DeviceChoice::Auto.resolve()?);
+    let load_model = evaluator_loader(DeviceChoice::Auto);
     let batch = args.batch.max(1);
     let algorithm: SearchAlgorithm = args.algorithm.parse().context("--algorithm")?;
     let config = SearchConfig { algorithm, vcf_nodes: args.vcf_nodes, ..SearchConfig::default() };

@@ -72,7 +72,7 @@ pub fn run(args: OpeningsArgs) -> Result<i32> {
         stone_cap: args.stone_cap,
     };
     let eval = EvaluatorSpec::parse(&args.model)?;
-    let result = run_study(&eval, &cfg, &evaluator_loader(DeviceChoice::Auto.resolve()?), |_| {})?;
+    let result = run_study(&eval, &cfg, &evaluator_loader(DeviceChoice::Auto), |_| {})?;
     if let Some(dir) = &args.out {
         result.write(dir)?;
     }

@@ -52,7 +52,8 @@ pub(crate) fn gate_candidate(
             ..Default::default()
         },
     };
-    let loader = renju_trainer::model::evaluator_loader(cfg.training.device.resolve()?);
+    cfg.training.device.resolve()?; // a missing CUDA device is an error before the match
+    let loader = renju_trainer::model::evaluator_loader(cfg.training.device);
     let decision = gate(&spec("candidate", &dir)?, &spec("incumbent", &incumbent_dir)?, &gc, &loader)?;
     std::fs::remove_dir_all(&dir).ok();
     Ok((decision.pass, decision.reason))

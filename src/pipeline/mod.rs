@@ -25,27 +25,42 @@
 //! and `generations.jsonl` (`generation_log`). The run directory's layout belongs to [`RunDir`],
 //! the generation lifecycle (`gen-NNNNNN`, `LATEST`, publishing, pruning) to
 //! `renju_trainer::generations`.
+//!
+//! The loops, the gate, `check-run` and the reports need the `torch` feature; the run config and
+//! the stop flag are built without it.
 
+#[cfg(feature = "torch")]
 pub mod check;
 pub mod config;
 pub mod defaults;
+#[cfg(feature = "torch")]
 mod gate;
+#[cfg(feature = "torch")]
 mod generation_log;
+#[cfg(feature = "torch")]
 pub mod report;
+#[cfg(feature = "torch")]
 mod selfplay_half;
 pub mod stop;
+#[cfg(feature = "torch")]
 mod trainer_half;
 
 pub use config::{check_config, open_run, RunConfig};
 pub use renju_trainer::RunDir;
+#[cfg(feature = "torch")]
 pub use report::{Half, Report, Reporter};
+#[cfg(feature = "torch")]
 pub use selfplay_half::selfplay_loop;
 pub use stop::{say, Stop, StopWhen};
+#[cfg(feature = "torch")]
 pub use trainer_half::trainer_loop;
 
+#[cfg(feature = "torch")]
 use anyhow::Result;
+#[cfg(feature = "torch")]
 use renju_selfplay::worker::Progress;
 
+#[cfg(feature = "torch")]
 /// Reports and removes what a kill may have left half-written, and repairs a `models/LATEST`
 /// that a kill left naming an older generation.
 fn sweep(run: &RunDir) -> Result<()> {
@@ -63,6 +78,7 @@ fn sweep(run: &RunDir) -> Result<()> {
     Ok(())
 }
 
+#[cfg(feature = "torch")]
 /// `renju-zero train`: both halves in one process until `when` or a stop signal, reporting to
 /// `reporter`.
 pub fn train(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop, reporter: &dyn Reporter) -> Result<()> {
@@ -93,6 +109,7 @@ pub fn train(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop, report
     result
 }
 
+#[cfg(feature = "torch")]
 /// `renju-zero trainer --run DIR`: the training half alone (self-play comes from other
 /// processes writing into the same `selfplay/`).
 pub fn trainer_only(
@@ -106,6 +123,7 @@ pub fn trainer_only(
     trainer_loop(cfg, run, when, stop, reporter)
 }
 
+#[cfg(feature = "torch")]
 /// `renju-zero selfplay --run DIR`: the self-play half alone, following the run's published
 /// generations.
 pub fn selfplay_only(

@@ -276,6 +276,7 @@ pub enum DeviceChoice {
 
 impl DeviceChoice {
     /// Resolves to a tch device; errors when CUDA is asked for but absent.
+    #[cfg(feature = "torch")]
     pub fn resolve(self) -> Result<tch::Device> {
         Ok(match self {
             DeviceChoice::Auto => tch::Device::cuda_if_available(),

@@ -20,26 +20,44 @@
 //! - [`metrics`]: the [`MetricsSink`] trait, TensorBoard output and an event-file reader.
 //! - [`export`]: a published model written as one file (TorchScript, safetensors or ONNX).
 //! - [`onnx`]: the ONNX export in the interface of Rapfi's ONNX Runtime evaluator.
+//!
+//! Without the default `torch` feature the crate keeps what playing needs and no libtorch:
+//! [`config`], [`generations`], reading model directories and line-pattern tables ([`model`]),
+//! [`NetShape`], [`rundir`], [`runlock`], [`process`], [`store`]. Networks, training, replay,
+//! metrics and export need the feature.
 
 pub mod config;
+#[cfg(feature = "torch")]
 pub mod export;
 pub mod generations;
+#[cfg(feature = "torch")]
 pub mod metrics;
 pub mod model;
 pub mod net;
+#[cfg(feature = "torch")]
 pub mod onnx;
+#[cfg(feature = "torch")]
 pub mod optim;
 pub mod process;
+#[cfg(feature = "torch")]
 pub mod replay;
 pub mod rundir;
 pub mod runlock;
 pub mod store;
+#[cfg(feature = "torch")]
 pub mod training;
 
 pub use config::{NetConfig, NetKind, OptimizerConfig, TrainerConfig};
+#[cfg(feature = "torch")]
 pub use metrics::MetricsSink;
-pub use model::{ModelConfig, ModelEvaluator};
-pub use net::{Net, NetShape};
+pub use model::ModelConfig;
+#[cfg(feature = "torch")]
+pub use model::ModelEvaluator;
+#[cfg(feature = "torch")]
+pub use net::Net;
+pub use net::NetShape;
+#[cfg(feature = "torch")]
 pub use replay::{ReplayWindow, WindowStatus};
 pub use rundir::RunDir;
+#[cfg(feature = "torch")]
 pub use training::{TrainMetrics, Trainer};

@@ -112,7 +112,7 @@ fn kind_and_table_are_checked_on_load() {
     let (run, models) = trained_run();
     let gen = models.join("gen-000001");
     // load_evaluator picks the table evaluator by the stored kind; it follows LATEST.
-    let (mut ev, cfg) = load_evaluator(&models, tch::Device::Cpu).unwrap();
+    let (mut ev, cfg) = load_evaluator(&models, renju_trainer::config::DeviceChoice::Cpu).unwrap();
     assert_eq!((cfg.generation, cfg.net.kind), (1, NetKind::Linepattern));
     let (p, g) = random_positions(2, 1);
     assert_eq!(ev.evaluate(&p, &g, 2).unwrap().wdl.len(), 6);

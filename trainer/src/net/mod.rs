@@ -4,20 +4,29 @@
 //! - [`shape`]: [`NetShape`], the dimensions both families are built for;
 //! - [`resnet`]: the KataGo-style residual tower ([`ResNet`]);
 //! - [`linepattern`]: the line-pattern (NNUE-style) net ([`LineNet`]) and its table export.
+//!
+//! Only [`shape`] is built without the `torch` feature.
 
+#[cfg(feature = "torch")]
 pub mod linepattern;
+#[cfg(feature = "torch")]
 pub mod resnet;
 pub mod shape;
 
+#[cfg(feature = "torch")]
 pub use linepattern::{LineNet, LinePath};
+#[cfg(feature = "torch")]
 pub use resnet::ResNet;
 pub use shape::NetShape;
 
+#[cfg(feature = "torch")]
 use crate::config::{NetConfig, NetKind};
+#[cfg(feature = "torch")]
 use anyhow::Result;
-use tch::nn;
-use tch::Tensor;
+#[cfg(feature = "torch")]
+use tch::{nn, Tensor};
 
+#[cfg(feature = "torch")]
 /// A network of either family ([`NetConfig::kind`]): the residual tower or the line-pattern net
 /// ([`linepattern`]). Both take the encoder's planes and globals and give the same outputs.
 pub enum Net {
@@ -27,6 +36,7 @@ pub enum Net {
     Line(Box<LineNet>),
 }
 
+#[cfg(feature = "torch")]
 impl Net {
     /// Builds the network of family `cfg.kind` on `vs` (tch's default initialisation; seed torch
     /// with `tch::manual_seed` first for reproducible weights).
@@ -64,6 +74,7 @@ impl Net {
     }
 }
 
+#[cfg(feature = "torch")]
 /// Whether a variable is subject to the L2 penalty: convolution and linear weights (rank >= 2),
 /// not biases or batch-norm parameters (KataGo's choice).
 pub fn is_decayed(name: &str, t: &Tensor) -> bool {
