@@ -1,5 +1,6 @@
 //! One module per subcommand: its clap arguments and the glue from them to the libraries.
 
+pub mod analyze;
 pub mod arena;
 pub mod curve;
 pub mod export;
