@@ -117,7 +117,7 @@ fn a_four_forces_the_five_and_a_vcf_is_named_with_its_line() {
 fn black_forbidden_points_of_known_positions() {
     // RULES.md §4.5: f8 g8 h6 h7 make h8 a double-three; d8 f8 h8 j8 make g8 a double-four.
     // White's stones are corners and edges far away.
-    let mut e = Engine::start(&["--vcf", "0"]);
+    let mut e = Engine::start(&["--root-vcf-nodes", "0"]);
     let cases = [
         ("f8 g8 h6 h7", "a1 a3 o1 o3", "h8", "double-three", ForbiddenKind::DoubleThree),
         ("d8 f8 h8 j8", "a1 a3 o1 o3", "g8", "double-four", ForbiddenKind::DoubleFour),
@@ -191,7 +191,7 @@ fn malformed_lines_get_errors_and_the_engine_keeps_going() {
 
 #[test]
 fn reports_during_the_search_then_the_final_answer() {
-    let mut e = Engine::start(&["--vcf", "0"]);
+    let mut e = Engine::start(&["--root-vcf-nodes", "0"]);
     e.send(r#"{"id":"r","moves":["h8","h9"],"seconds":1.5,"reportEvery":0.2,"top":2}"#);
     let mut partial = Vec::new();
     let last = loop {
@@ -215,7 +215,7 @@ fn reports_during_the_search_then_the_final_answer() {
 
 #[test]
 fn terminate_stops_a_long_search_and_queries_run_concurrently() {
-    let mut e = Engine::start(&["--vcf", "0"]);
+    let mut e = Engine::start(&["--root-vcf-nodes", "0"]);
     e.send(r#"{"id":"long","moves":["h8","h9"],"seconds":600,"reportEvery":0.2,"top":1}"#);
     // The long search is running (it reports) ...
     let a = e.answer();

@@ -59,8 +59,9 @@ pub type AgentFactory = Box<dyn FnMut(usize) -> Result<MctsAgent>>;
 pub struct AnalysisOptions {
     /// Visits when a query gives neither `visits` nor `seconds`. Default 800.
     pub visits: u64,
-    /// VCF solver nodes per colour (`vcf`; 0 = no VCF question). Default 100,000.
-    pub vcf_nodes: u64,
+    /// VCF solver nodes per colour, run once before the search (`vcf`; 0 = off). Default
+    /// 100,000, as the brain's root solver.
+    pub root_vcf_nodes: u64,
     /// Candidates answered (`top`). Default 10.
     pub top: usize,
     /// Longest principal variation (`pvLength`). Default 10.
@@ -69,7 +70,7 @@ pub struct AnalysisOptions {
 
 impl Default for AnalysisOptions {
     fn default() -> Self {
-        AnalysisOptions { visits: 800, vcf_nodes: 100_000, top: 10, pv_length: 10 }
+        AnalysisOptions { visits: 800, root_vcf_nodes: 100_000, top: 10, pv_length: 10 }
     }
 }
 
@@ -312,7 +313,7 @@ fn job_of(q: Query, opts: &AnalysisOptions) -> Result<Job> {
     ensure!(top >= 1, "top must be at least 1");
     let pv_length = q.pv_length.unwrap_or(opts.pv_length);
     ensure!(pv_length >= 1, "pvLength must be at least 1");
-    Ok(Job { id: q.id, game, limit, top, vcf_nodes: q.vcf.unwrap_or(opts.vcf_nodes), report_every, pv_length })
+    Ok(Job { id: q.id, game, limit, top, vcf_nodes: q.vcf.unwrap_or(opts.root_vcf_nodes), report_every, pv_length })
 }
 
 /// A decision as a query writes it: a point in notation or `[x, y]`, or a protocol action.

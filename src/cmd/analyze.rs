@@ -20,9 +20,10 @@ pub struct AnalyzeArgs {
     /// Visits of a query that gives neither `visits` nor `seconds`.
     #[arg(long, default_value_t = AnalysisOptions::default().visits)]
     pub visits: u64,
-    /// VCF solver nodes per colour of a query that gives no `vcf` (0 = no VCF question).
-    #[arg(long, default_value_t = AnalysisOptions::default().vcf_nodes)]
-    pub vcf: u64,
+    /// VCF solver run once per query before the search, for each colour: nodes, for a query
+    /// that gives no `vcf` (0 = off).
+    #[arg(long, default_value_t = AnalysisOptions::default().root_vcf_nodes)]
+    pub root_vcf_nodes: u64,
     /// Leaves evaluated per batch.
     #[arg(long, default_value_t = SearchSettings::default().batch)]
     pub batch: usize,
@@ -53,7 +54,8 @@ pub fn run(args: AnalyzeArgs) -> Result<i32> {
         let eval = spec.build(size, &load_model)?;
         Ok(MctsAgent::new(eval, SearchSettings { batch, config: config.clone(), ..Default::default() }))
     });
-    let opts = AnalysisOptions { visits: args.visits, vcf_nodes: args.vcf, ..AnalysisOptions::default() };
+    let opts =
+        AnalysisOptions { visits: args.visits, root_vcf_nodes: args.root_vcf_nodes, ..AnalysisOptions::default() };
     let mut engine = Engine::new(factory, opts, Output::new(std::io::stdout()));
     serve(&mut engine, std::io::stdin().lock())?;
     Ok(0)
