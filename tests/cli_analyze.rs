@@ -253,3 +253,39 @@ fn terminate_stops_a_long_search_and_queries_run_concurrently() {
     assert_eq!(e.answer()["terminated"], 0);
     assert!(e.close().is_empty());
 }
+
+#[test]
+fn a_query_keeps_the_visits_of_the_last_tree_it_follows_from() {
+    let mut e = Engine::start(&["--root-vcf-nodes", "0"]);
+    let q = |id: &str, moves: &str, visits: u64| format!(r#"{{"id":"{id}","moves":[{moves}],"visits":{visits}}}"#);
+    e.send(&q("first", r#""h8","h9","i8""#, 300));
+    let a = e.answer();
+    assert_eq!(a["visits"], 300, "{a}");
+    // The same position again: the 300 visits are there, more than the 1 asked for.
+    e.send(&q("again", r#""h8","h9","i8""#, 1));
+    assert_eq!(e.answer()["visits"], 300);
+    // Two moves on along the principal variation: the search starts with that node's visits.
+    let pv = strings(&a["candidates"][0]["pv"]);
+    assert!(pv.len() >= 2, "{a}");
+    e.send(&q("on", &format!(r#""h8","h9","i8","{}","{}""#, pv[0], pv[1]), 1));
+    let on = e.answer();
+    assert!(on["visits"].as_u64().unwrap() > 1, "{on}");
+    // Another position starts afresh.
+    e.send(&q("other", r#""a1","o15""#, 1));
+    assert_eq!(e.answer()["visits"], 1);
+    e.close();
+}
+
+#[test]
+fn a_search_stops_when_its_tree_is_full() {
+    let mut e = Engine::start(&["--root-vcf-nodes", "0", "--max-tree-mb", "1"]);
+    e.send(r#"{"id":"m","moves":["h8","h9"],"seconds":600}"#);
+    let a = e.answer();
+    assert_eq!((&a["id"], &a["isDuringSearch"]), (&Value::from("m"), &Value::from(false)), "{a}");
+    assert!(a.get("terminated").is_none());
+    // 1 MiB is 32,768 nodes of 32 bytes, and every evaluated visit adds a node's children
+    // (dozens): a few thousand visits at most, where 600 s would give millions.
+    let v = a["visits"].as_u64().unwrap();
+    assert!((10..=5000).contains(&v), "{v} visits");
+    e.close();
+}

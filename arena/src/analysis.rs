@@ -41,7 +41,7 @@ use renju_rules::query::VcfReply;
 use renju_rules::vcf::{vcf, Limits};
 use renju_rules::{Action, Color, DecisionKind, Game, Outcome, OutcomeReason, Point, Protocol, Rule, Verdict};
 use renju_selfplay::action::action_from_index;
-use renju_selfplay::mcts::Mcts;
+use renju_selfplay::mcts::{Mcts, NODE_BYTES};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -66,11 +66,14 @@ pub struct AnalysisOptions {
     pub top: usize,
     /// Longest principal variation (`pvLength`). Default 10.
     pub pv_length: usize,
+    /// A query's search stops when its tree holds this many bytes of nodes
+    /// ([`NODE_BYTES`] each). Default 1 GiB.
+    pub max_tree_bytes: u64,
 }
 
 impl Default for AnalysisOptions {
     fn default() -> Self {
-        AnalysisOptions { visits: 800, root_vcf_nodes: 100_000, top: 10, pv_length: 10 }
+        AnalysisOptions { visits: 800, root_vcf_nodes: 100_000, top: 10, pv_length: 10, max_tree_bytes: 1 << 30 }
     }
 }
 
@@ -134,6 +137,7 @@ struct Job {
     vcf_nodes: u64,
     report_every: Option<Duration>,
     pv_length: usize,
+    max_tree_bytes: u64,
 }
 
 /// An agent and the tree its last query left (for tree reuse).
@@ -230,11 +234,17 @@ impl Engine {
         let (out, idle, stop) = (self.out.clone(), self.idle.clone(), cancel.clone());
         let id = job.id.clone();
         let handle = std::thread::spawn(move || {
-            if let Err(e) = run(&job, &mut searcher, &stop, &out) {
+            let answer = run(&job, &mut searcher, &stop, &out);
+            if answer.is_err() {
                 searcher.kept = None;
-                out.error(&job.id, format!("{e:#}"));
             }
+            // Back in the pool before the answer goes out: a query sent after reading the answer
+            // finds this tree.
             lock(&idle).push(searcher);
+            match answer {
+                Ok(a) => out.send(&a),
+                Err(e) => out.error(&job.id, format!("{e:#}")),
+            }
         });
         self.running.push(Running { id, cancel, handle });
         Ok(())
@@ -313,7 +323,16 @@ fn job_of(q: Query, opts: &AnalysisOptions) -> Result<Job> {
     ensure!(top >= 1, "top must be at least 1");
     let pv_length = q.pv_length.unwrap_or(opts.pv_length);
     ensure!(pv_length >= 1, "pvLength must be at least 1");
-    Ok(Job { id: q.id, game, limit, top, vcf_nodes: q.vcf.unwrap_or(opts.root_vcf_nodes), report_every, pv_length })
+    Ok(Job {
+        id: q.id,
+        game,
+        limit,
+        top,
+        vcf_nodes: q.vcf.unwrap_or(opts.root_vcf_nodes),
+        report_every,
+        pv_length,
+        max_tree_bytes: opts.max_tree_bytes,
+    })
 }
 
 /// A decision as a query writes it: a point in notation or `[x, y]`, or a protocol action.
@@ -357,8 +376,9 @@ fn search(agent: &mut MctsAgent, tree: &mut Mcts, game: &Game, visits: Option<u6
     agent.search_tree(tree, game, &SearchLimit { playouts: visits, time: Some(time) }, Instant::now())
 }
 
-/// Searches one query and answers it (partial answers on the way when asked for).
-fn run(job: &Job, s: &mut Searcher, cancel: &AtomicBool, out: &Output) -> Result<()> {
+/// Searches one query, sending the partial answers when asked for; returns the final answer
+/// and leaves the tree in `s`.
+fn run(job: &Job, s: &mut Searcher, cancel: &AtomicBool, out: &Output) -> Result<Value> {
     let start = Instant::now();
     let game = &job.game;
     let mut tree = match s.kept.take() {
@@ -379,7 +399,12 @@ fn run(job: &Job, s: &mut Searcher, cancel: &AtomicBool, out: &Output) -> Result
             break;
         }
         let now = Instant::now();
-        if tree.root_visits() as u64 >= cap || tree.root_forced().is_some() || deadline.is_some_and(|d| now >= d) {
+        let full = (tree.tree_size() * NODE_BYTES) as u64 >= job.max_tree_bytes;
+        if full
+            || tree.root_visits() as u64 >= cap
+            || tree.root_forced().is_some()
+            || deadline.is_some_and(|d| now >= d)
+        {
             break;
         }
         let until = [deadline, next_report].into_iter().flatten().fold(now + SLICE, Instant::min);
@@ -396,9 +421,9 @@ fn run(job: &Job, s: &mut Searcher, cancel: &AtomicBool, out: &Output) -> Result
             break;
         }
     }
-    out.send(&answer(job, &mut s.agent, &tree, &facts, false, terminated)?);
+    let last = answer(job, &mut s.agent, &tree, &facts, false, terminated)?;
     s.kept = Some((game.clone(), tree));
-    Ok(())
+    Ok(last)
 }
 
 /// What the rules say of the position, computed once per query: Black's forbidden points

@@ -27,6 +27,10 @@ pub struct AnalyzeArgs {
     /// Leaves evaluated per batch.
     #[arg(long, default_value_t = SearchSettings::default().batch)]
     pub batch: usize,
+    /// A query's search stops when its tree reaches this many MiB (32 bytes a node; each
+    /// running query, and each kept for tree reuse, holds one tree).
+    #[arg(long, default_value_t = AnalysisOptions::default().max_tree_bytes >> 20)]
+    pub max_tree_mb: u64,
     /// VCF check at each node expansion of the search: solver nodes per call (0 = off).
     #[arg(long, default_value_t = SearchConfig::default().vcf_nodes)]
     pub vcf_nodes: u64,
@@ -54,8 +58,13 @@ pub fn run(args: AnalyzeArgs) -> Result<i32> {
         let eval = spec.build(size, &load_model)?;
         Ok(MctsAgent::new(eval, SearchSettings { batch, config: config.clone(), ..Default::default() }))
     });
-    let opts =
-        AnalysisOptions { visits: args.visits, root_vcf_nodes: args.root_vcf_nodes, ..AnalysisOptions::default() };
+    anyhow::ensure!(args.max_tree_mb >= 1, "--max-tree-mb must be at least 1");
+    let opts = AnalysisOptions {
+        visits: args.visits,
+        root_vcf_nodes: args.root_vcf_nodes,
+        max_tree_bytes: args.max_tree_mb << 20,
+        ..AnalysisOptions::default()
+    };
     let mut engine = Engine::new(factory, opts, Output::new(std::io::stdout()));
     serve(&mut engine, std::io::stdin().lock())?;
     Ok(0)
