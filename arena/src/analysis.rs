@@ -338,7 +338,18 @@ fn job_of(q: Query, opts: &AnalysisOptions) -> Result<Job> {
 /// A decision as a query writes it: a point in notation or `[x, y]`, or a protocol action.
 fn action_of(t: &Value, size: usize) -> Result<Action> {
     match t {
-        Value::String(s) => Action::parse(&s.trim().to_ascii_lowercase(), size).map_err(|e| anyhow!("{e}")),
+        Value::String(s) => {
+            let token = s.trim().to_ascii_lowercase();
+            if !token.is_empty()
+                && token.chars().all(|c| c.is_ascii_alphabetic())
+                && Action::parse(&token, size).is_err()
+            {
+                bail!(
+                    "`{s}` is neither a point (\"h8\") nor a protocol action (keep, swap, single, double, choose-n:N)"
+                );
+            }
+            Action::parse(&token, size).map_err(|e| anyhow!("{e}"))
+        }
         Value::Array(xy) if xy.len() == 2 => {
             let coord = |v: &Value| v.as_u64().filter(|&c| c < size as u64);
             match (coord(&xy[0]), coord(&xy[1])) {
@@ -578,6 +589,8 @@ mod tests {
         assert!(e.contains("moves[1]") && e.contains("occupied"), "{e}");
         let e = err(r#"{"id":"a","moves":["h8","a1","z9"]}"#);
         assert!(e.contains("moves[2]") && e.contains("z9"), "{e}");
+        let e = err(r#"{"id":"a","protocol":"rif","moves":["h8","h9","j10","dance"]}"#);
+        assert!(e.contains("moves[3]: `dance` is neither a point"), "{e}");
         let e = err(r#"{"id":"a","moves":[[15,0]]}"#);
         assert!(e.contains("moves[0]") && e.contains("[15,0]"), "{e}");
         // Black h8 makes a double-three (RULES.md §4.5, first row).
