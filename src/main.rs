@@ -64,6 +64,9 @@ enum Command {
     /// `INFO rule 1` (standard), as the protocol has it; without `INFO rule` the brain says so in
     /// a MESSAGE before its first move. Started as `pbrain-renju-zero` it needs no arguments.
     Gomocup(cmd::gomocup::GomocupArgs),
+    /// An analysis engine on stdin/stdout: one JSON query per line, JSON answers with the
+    /// candidates, values, principal variations, Black's forbidden points and VCF lines.
+    Analyze(cmd::analyze::AnalyzeArgs),
 }
 
 // The arguments of a command that needs libtorch, in a build without it: taken as they come,
@@ -128,5 +131,6 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Games(args) => cmd::games::run(args),
         Command::Openings(args) => cmd::openings::run(args),
         Command::Gomocup(args) => cmd::gomocup::run(args),
+        Command::Analyze(args) => cmd::analyze::run(args),
     }
 }

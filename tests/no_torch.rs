@@ -116,3 +116,34 @@ fn refuses_a_residual_net_and_the_commands_that_need_libtorch() {
     let out = Command::new(no_torch_binary()).args(["rules", "openings"]).output().unwrap();
     assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("D1"));
 }
+
+#[test]
+fn analyses_a_position_with_a_line_pattern_generation() {
+    let dir = tempfile::tempdir().unwrap();
+    let gen = generation(dir.path(), "linepattern-tiny");
+    let mut child = Command::new(no_torch_binary())
+        .args(["analyze", "--model"])
+        .arg(&gen)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let query = r#"{"id":"q","rule":"renju","moves":["h8","h9","i8","i9","j8"],"visits":50,"top":2}"#;
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), format!("{query}\n").as_bytes()).unwrap();
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["id"], "q");
+    assert_eq!(answer["visits"], 50);
+    // The untrained net's choice is arbitrary; the candidates are empty points, and the solver
+    // finds Black's four g8 (h8 i8 j8 open three) whoever is to move.
+    let candidates = answer["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 2, "{answer}");
+    for c in candidates {
+        let a = c["action"].as_str().unwrap();
+        assert!(!["h8", "h9", "i8", "i9", "j8"].contains(&a), "{a} is occupied: {answer}");
+    }
+    assert_eq!(answer["vcf"]["black"]["result"], "win", "{answer}");
+}

@@ -197,9 +197,11 @@ impl MctsAgent {
         }
     }
 
-    /// Runs the search of [`MctsAgent::search`] on `m` (rooted at `game`), timed from `start`;
-    /// the playout limit counts the root's visits (type docs).
-    fn search_tree(&mut self, m: &mut Mcts, game: &Game, limit: &SearchLimit, start: Instant) -> Result<()> {
+    /// Runs the search of [`MctsAgent::search`] on `m` (rooted at `game`: a fresh tree, or a
+    /// kept one followed to `game`), timed from `start`; the playout limit counts the root's
+    /// visits (type docs). Calls on the same tree continue its search (the analysis engine runs
+    /// its searches in slices this way).
+    pub fn search_tree(&mut self, m: &mut Mcts, game: &Game, limit: &SearchLimit, start: Instant) -> Result<()> {
         let cap = limit.playouts.unwrap_or(u64::MAX).clamp(1, u32::MAX as u64 - 1);
         let batch = self.settings.batch.max(1);
         let chunk = if limit.time.is_some() { batch as u64 } else { cap };

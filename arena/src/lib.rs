@@ -1,6 +1,8 @@
 //! `renju-arena`: evaluation and research for renju-zero (no torch).
 //!
 //! - [`agent`]: the one player trait ([`agent::Agent`]) and PUCT search over any `Evaluator`.
+//! - [`analysis`]: the analysis engine (`renju-zero analyze`): JSON-lines queries searched
+//!   concurrently, answered with candidates, values, principal variations, forbidden points, VCF.
 //! - [`spec`]: player specs such as `model:DIR,playouts=200` and building agents from them.
 //! - [`engine`]: an external engine as an agent, driven through the Gomocup (Piskvork) protocol.
 //! - [`wire`]: the Gomocup wire format (coordinates, the rule bitmask, the line reader of an
@@ -22,6 +24,7 @@
 //! - [`output`]: CSV / markdown / SVG helpers (files go through `renju_fs`).
 
 pub mod agent;
+pub mod analysis;
 pub mod curve;
 pub mod engine;
 pub mod gatekeeper;

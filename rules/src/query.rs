@@ -122,11 +122,20 @@ pub struct VcfReply {
 pub fn vcf_line(line: &str, rule: Rule, size: usize, nodes: u64) -> Result<VcfReply, QueryError> {
     let q: VcfQuery = serde_json::from_str(line)?;
     let (board, color) = parse_position(&q.black, &q.white, q.color.as_deref(), rule, size)?;
-    Ok(match vcf(&board, color, &Limits::nodes(nodes)) {
-        Vcf::Win { line } => VcfReply { result: "win", line: Some(line.iter().map(|&p| format_point(p)).collect()) },
-        Vcf::NoWin => VcfReply { result: "none", line: None },
-        Vcf::Unknown => VcfReply { result: "unknown", line: None },
-    })
+    Ok(VcfReply::from(&vcf(&board, color, &Limits::nodes(nodes))))
+}
+
+impl From<&Vcf> for VcfReply {
+    /// The solver's verdict as answered: `win` with the line in notation, `none` or `unknown`.
+    fn from(v: &Vcf) -> VcfReply {
+        match v {
+            Vcf::Win { line } => {
+                VcfReply { result: "win", line: Some(line.iter().map(|&p| format_point(p)).collect()) }
+            }
+            Vcf::NoWin => VcfReply { result: "none", line: None },
+            Vcf::Unknown => VcfReply { result: "unknown", line: None },
+        }
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! `export`, `selfplay`, `train` (also `trainer`, `check-run`) and `progress` need the `torch`
 //! feature; without it those commands only say so ([`needs_torch`]).
 
+pub mod analyze;
 pub mod arena;
 pub mod curve;
 #[cfg(feature = "torch")]

@@ -204,6 +204,30 @@ impl Mcts {
             .collect()
     }
 
+    /// The principal variation through the root action `action` (an action index): `action`,
+    /// then from each node its most visited child (ties: the higher prior) while that child has
+    /// visits; at most `max` actions. Empty when `action` is not a root child.
+    pub fn principal_variation(&self, action: usize, max: usize) -> Vec<usize> {
+        let r = self.nodes[self.root as usize];
+        if r.state != Expanded || max == 0 {
+            return Vec::new();
+        }
+        let Some(mut node) = self.nodes[r.children()].iter().find(|c| c.action as usize == action).copied() else {
+            return Vec::new();
+        };
+        let mut line = vec![action];
+        while line.len() < max && node.state == Expanded {
+            let best = self.nodes[node.children()]
+                .iter()
+                .filter(|c| c.flags & F_PRUNED == 0 && c.n > 0)
+                .max_by(|a, b| a.n.cmp(&b.n).then(a.prior.partial_cmp(&b.prior).unwrap_or(std::cmp::Ordering::Equal)));
+            let Some(&child) = best else { break };
+            line.push(child.action as usize);
+            node = child;
+        }
+        line
+    }
+
     /// Search value (win - loss) of the root for the deciding player, in `[-1, 1]`.
     pub fn root_value(&self) -> f32 {
         let r = self.nodes[self.root as usize];

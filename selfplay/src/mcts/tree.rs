@@ -759,6 +759,36 @@ mod tests {
         assert_eq!(m.root_visits(), 0);
     }
 
+    /// The principal variation follows the most visited child from the root action down:
+    /// every step is the most visited reply (`visits_after` over every action), the visits never
+    /// grow along it, and it stops at a node with no visited child or at `max` actions.
+    #[test]
+    fn principal_variation_follows_the_most_visited_children() {
+        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: true }, None).unwrap();
+        for (x, y) in [(7, 7), (8, 8), (7, 8)] {
+            g.apply(Action::Place(Point::new(x, y))).unwrap();
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut m = Mcts::new(&g, SearchConfig::default());
+        let mut ev = HeuristicEvaluator::new(15);
+        search_with(&mut m, 800, 8, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+        let (first, _) = most_visited_after(&m, &[], 15);
+        let pv = m.principal_variation(first, 6);
+        assert!(pv.len() >= 3 && pv.len() <= 6, "{pv:?}");
+        assert_eq!(pv[0], first);
+        for k in 1..pv.len() {
+            let (best, n) = most_visited_after(&m, &pv[..k], 15);
+            assert!(n > 0);
+            assert_eq!(m.visits_after(&pv[..=k]), n, "step {k}: {pv:?} (most visited: {best})");
+            assert!(m.visits_after(&pv[..=k]) <= m.visits_after(&pv[..k]));
+        }
+        if pv.len() < 6 {
+            assert_eq!(most_visited_after(&m, &pv, 15).1, 0, "stops only where nothing is visited");
+        }
+        assert_eq!(m.principal_variation(first, 1), vec![first]);
+        assert!(m.principal_variation(g.board().stones()[0].0.index(15), 5).is_empty(), "an occupied point");
+    }
+
     /// The partial sort's two steps give exactly the full stable sort by prior, ties included
     /// (the line-pattern net gives equal priors to points with equal surroundings): the prefix
     /// holds the first `SORTED_PREFIX` of it, the rest stays in the order made, and sorting the
