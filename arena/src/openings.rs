@@ -7,11 +7,12 @@
 //! - **search**: PUCT with `playouts`; Black's score `(1 - v) / 2` from White's root value `v`;
 //! - **self-play**: `games` games of the model against itself from that opening under the
 //!   study protocol's rules after stone 3 (RIF: swap, then 2 fifth-move offers; `fifth-n:N`:
-//!   swap and N offers; `designated:...,swap,offers=K` as given; `soosorv:N` and `taraguchi:N`:
-//!   the rule from its decision after stone 3 on, `soosorv:N,D4` / `taraguchi:N,D4`; every other
-//!   protocol: plain play from stone 4). Black's W/D/L with a 95% Wilson interval of the score.
-//!   Decisions are tallied: swaps, the number of offers declared or chosen, the fifth-move offers
-//!   placed and the one kept.
+//!   swap and N offers; `designated:...,swap,offers=K` as given; `soosorv:N`, `taraguchi:N` and
+//!   `swap2`: the rule from its decision after stone 3 on, `soosorv:N,D4` / `taraguchi:N,D4` /
+//!   `swap2:D4`; every other protocol: plain play from stone 4). Black's W/D/L with a 95% Wilson
+//!   interval of the score. Decisions are tallied: swaps (Swap2's keep / swap / double choice
+//!   among them), the number of offers declared or chosen, the fifth-move offers placed and the
+//!   one kept.
 //!
 //! For protocols that do not start from one of the 26 (`lianhuan`, `swap1`, `black-sets`,
 //! `swap2`, `free`), `protocol_games` whole games are also played under the protocol and the
@@ -164,7 +165,8 @@ fn per_opening_protocol(p: &Protocol, o: Opening) -> Result<(Protocol, bool)> {
         }
         Protocol::Soosorv { n, .. } => (Protocol::Soosorv { n: *n, opening: Some(o) }, false),
         Protocol::Taraguchi { n, .. } => (Protocol::Taraguchi { n: *n, opening: Some(o) }, false),
-        Protocol::Free { .. } | Protocol::Swap1 | Protocol::BlackSets | Protocol::Lianhuan | Protocol::Swap2 => {
+        Protocol::Swap2 { .. } => (Protocol::Swap2 { opening: Some(o) }, true),
+        Protocol::Free { .. } | Protocol::Swap1 | Protocol::BlackSets | Protocol::Lianhuan => {
             (Protocol::Designated { opening: Some(o), swap: false, offers: 0 }, true)
         }
     })
@@ -366,7 +368,7 @@ fn opening_rows(
             for (kind, _, action, _) in &steps {
                 let key = |d: &str, c: String| (o.code().to_string(), d.to_string(), c);
                 match (kind, action) {
-                    (DecisionKind::SwapOrKeep, a) => {
+                    (DecisionKind::SwapOrKeep | DecisionKind::SwapKeepOrDouble, a) => {
                         swap_decisions += 1;
                         swaps += (*a == Action::Swap) as u64;
                         *tally.entry(key("swap", a.to_string())).or_default() += 1;
@@ -611,7 +613,7 @@ mod tests {
 
     #[test]
     fn swap2_patterns_name_the_double() {
-        let mut g = Game::new(9, Rule::Renju, Protocol::Swap2, None).unwrap();
+        let mut g = Game::new(9, Rule::Renju, Protocol::Swap2 { opening: None }, None).unwrap();
         let mut steps = Vec::new();
         let p = |x, y| Action::Place(renju_rules::Point::new(x, y));
         for a in [p(4, 4), p(4, 5), p(5, 5), Action::Double, p(3, 3), p(6, 6), Action::Swap, p(2, 2)] {
@@ -631,7 +633,8 @@ mod tests {
             per_opening_protocol(&taraguchi, o).unwrap(),
             (Protocol::Taraguchi { n: 10, opening: Some(o) }, false)
         );
-        assert!(per_opening_protocol(&Protocol::Swap2, o).unwrap().1, "Swap2 also plays whole games");
+        let swap2 = Protocol::Swap2 { opening: None };
+        assert_eq!(per_opening_protocol(&swap2, o).unwrap(), (Protocol::Swap2 { opening: Some(o) }, true));
     }
 
     #[test]

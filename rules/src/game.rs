@@ -54,7 +54,8 @@
 //! - `swap2`: F places stones 1, 2, 3 (black, white, black) anywhere; S decides
 //!   ([`DecisionKind::SwapKeepOrDouble`]) [`Action::Swap`] (S takes Black), [`Action::Keep`] (S
 //!   stays White and places stone 4) or [`Action::Double`] (S places stones 4 and 5, white and
-//!   black, and F then decides Keep = F stays Black, or Swap = F takes White).
+//!   black, and F then decides Keep = F stays Black, or Swap = F takes White). `swap2:D4`: the
+//!   opening's three stones are on the board from the start, S's choice comes first.
 //!
 //! The three rules in official use need no action beyond those of the older protocols: the
 //! Soosõrv declaration and the Taraguchi choice are `ChooseN` (the legal counts are the rule's),
@@ -338,7 +339,7 @@ impl Game {
         };
         let start = match g.protocol {
             Protocol::Designated { opening, .. } | Protocol::Soosorv { opening, .. } => Some(opening),
-            Protocol::Taraguchi { opening: Some(o), .. } => Some(Some(o)),
+            Protocol::Taraguchi { opening: Some(o), .. } | Protocol::Swap2 { opening: Some(o) } => Some(Some(o)),
             _ => None,
         };
         match start {
@@ -660,7 +661,7 @@ impl Game {
                     _ => None,
                 }
             }
-            Protocol::Swap2 => {
+            Protocol::Swap2 { .. } => {
                 self.settled = self.swap_decided(3) && (!self.doubled || self.swap_decided(5));
                 match k {
                     0..=2 => Some((Player::First, Stage::Place(Region::Any))),

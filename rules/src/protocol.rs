@@ -17,7 +17,7 @@ pub const MAX_OFFERS: u8 = 10;
 /// `rif`, `fifth-n`, `fifth-n:N` (aliases `yamaguchi`, `yamaguchi:N`),
 /// `designated:D4[,swap][,offers=K]` (`designated` / `designated:any` for `opening: None`),
 /// `black-sets`, `lianhuan`, `soosorv:N[,D4]` (alias `soosõrv`; plain `soosorv` is the original
-/// rule, N = 4), `taraguchi:N[,D4]` (plain `taraguchi` is the original rule, N = 5) and `swap2`. [`fmt::Display`] writes the canonical form, which parses back to the
+/// rule, N = 4), `taraguchi:N[,D4]` (plain `taraguchi` is the original rule, N = 5) and `swap2[:D4]`. [`fmt::Display`] writes the canonical form, which parses back to the
 /// same value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Protocol {
@@ -48,8 +48,9 @@ pub enum Protocol {
     /// after it) or offers `n` fifth moves anywhere. `opening: Some` starts from that opening.
     Taraguchi { n: u8, opening: Option<Opening> },
     /// §5.11: Swap2: First places three stones; Second takes Black, takes White, or places two
-    /// more stones and lets First choose the colour.
-    Swap2,
+    /// more stones and lets First choose the colour. `opening: Some` puts that opening's three
+    /// stones on the board from the start (the opening study's Swap2 per opening).
+    Swap2 { opening: Option<Opening> },
 }
 
 /// N of the original Soosõrv rule (`soosorv` without a number).
@@ -91,7 +92,9 @@ impl Protocol {
                 Err(InvalidProtocol::OfferCount(*n))
             }
             Protocol::Taraguchi { n, .. } if *n < 2 || *n > MAX_OFFERS => Err(InvalidProtocol::TaraguchiOffers(*n)),
-            Protocol::Soosorv { opening: Some(o), .. } | Protocol::Taraguchi { opening: Some(o), .. }
+            Protocol::Soosorv { opening: Some(o), .. }
+            | Protocol::Taraguchi { opening: Some(o), .. }
+            | Protocol::Swap2 { opening: Some(o) }
                 if !o.is_valid() =>
             {
                 Err(InvalidProtocol::NoSuchOpening(*o))
@@ -132,7 +135,8 @@ impl fmt::Display for Protocol {
                 }
                 Ok(())
             }
-            Protocol::Swap2 => f.write_str("swap2"),
+            Protocol::Swap2 { opening: None } => f.write_str("swap2"),
+            Protocol::Swap2 { opening: Some(o) } => write!(f, "swap2:{o}"),
         }
     }
 }
@@ -160,7 +164,10 @@ impl FromStr for Protocol {
             "rif" => no_arg(Protocol::Rif)?,
             "black-sets" => no_arg(Protocol::BlackSets)?,
             "lianhuan" => no_arg(Protocol::Lianhuan)?,
-            "swap2" => no_arg(Protocol::Swap2)?,
+            "swap2" => match arg {
+                None | Some("any") => Protocol::Swap2 { opening: None },
+                Some(o) => Protocol::Swap2 { opening: Some(o.parse::<Opening>().map_err(|e| err(e.to_string()))?) },
+            },
             "soosorv" | "soosõrv" | "taraguchi" => {
                 let soosorv = head != "taraguchi";
                 let default_n = if soosorv { SOOSORV_DEFAULT_N } else { TARAGUCHI_DEFAULT_N };
@@ -222,7 +229,7 @@ impl FromStr for Protocol {
                 return Err(err(format!(
                     "unknown protocol '{other}' (expected free, free-centre, swap1, rif, fifth-n[:N], \
                      yamaguchi[:N], designated:<opening>[,swap][,offers=K], black-sets, lianhuan, \
-                     soosorv[:N[,<opening>]], taraguchi[:N[,<opening>]] or swap2)"
+                     soosorv[:N[,<opening>]], taraguchi[:N[,<opening>]] or swap2[:<opening>])"
                 )))
             }
         };
@@ -268,6 +275,7 @@ mod tests {
             "taraguchi:10",
             "taraguchi:10,I13",
             "swap2",
+            "swap2:D9",
         ] {
             let p: Protocol = s.parse().unwrap();
             assert_eq!(p.to_string(), s);
@@ -304,7 +312,7 @@ mod tests {
             ("taraguchi:1", "Taraguchi N = 1"),
             ("taraguchi:11", "Taraguchi N = 11"),
             ("taraguchi:ten", "'ten'"),
-            ("swap2:3", ":3"),
+            ("swap2:3", "'3'"),
         ] {
             let e = s.parse::<Protocol>().unwrap_err();
             assert_eq!(e.text, s);
@@ -326,6 +334,6 @@ mod tests {
             Protocol::Taraguchi { n: 10, opening: Some(Opening::Indirect(14)) }.validate(),
             Err(InvalidProtocol::NoSuchOpening(Opening::Indirect(14)))
         );
-        assert_eq!(Protocol::Swap2.validate(), Ok(()));
+        assert_eq!(Protocol::Swap2 { opening: None }.validate(), Ok(()));
     }
 }

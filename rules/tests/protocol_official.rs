@@ -133,6 +133,12 @@ fn swap2_branches_counted() {
     assert_eq!(t.by_swaps, BTreeMap::from([(0, 2), (1, 2)]));
     assert_eq!(t.second_black, 2);
     assert_eq!(tree(7, "swap2"), t);
+    // From a fixed opening the three placements go: 22 - 3 * 4 = 10 decisions.
+    let t = tree(15, "swap2:I5");
+    assert_eq!((t.leaves, t.decisions), (4, 10));
+    let g = game("swap2:I5");
+    assert_eq!((g.to_decide(), g.decision()), (S, DecisionKind::SwapKeepOrDouble));
+    assert_eq!(g.opening(), Some(Opening::Indirect(5)));
 }
 
 #[test]
@@ -305,7 +311,7 @@ fn swap2_step_by_step() {
 #[test]
 fn swap2_under_freestyle_and_the_fives_it_allows() {
     // Freestyle Swap2: First may put the three stones anywhere, even in a line.
-    let mut g = Game::new(15, Rule::Freestyle, Protocol::Swap2, None).unwrap();
+    let mut g = Game::new(15, Rule::Freestyle, Protocol::Swap2 { opening: None }, None).unwrap();
     for a in [at("a1"), at("o15"), at("a2"), Action::Double, at("n15"), at("a3"), Action::Keep] {
         g.apply(a).unwrap();
     }

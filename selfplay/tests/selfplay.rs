@@ -24,7 +24,8 @@ fn protocols() -> Vec<Protocol> {
         Protocol::Soosorv { n: 8, opening: None },
         Protocol::Taraguchi { n: 10, opening: None },
         Protocol::Taraguchi { n: 3, opening: Some(Opening::Indirect(2)) },
-        Protocol::Swap2,
+        Protocol::Swap2 { opening: None },
+        Protocol::Swap2 { opening: Some(Opening::Direct(3)) },
     ]
 }
 

@@ -383,7 +383,7 @@ impl Brain {
             return Ok(vec![st.iter().map(|&p| format_point(p, size)).collect::<Vec<_>>().join(" ")]);
         }
         ensure!(matches!(stones.len(), 3 | 5), "expected 0, 3 or 5 stones, got {}", stones.len());
-        let mut g = Game::new(size, self.rule, Protocol::Swap2, None)?;
+        let mut g = Game::new(size, self.rule, Protocol::Swap2 { opening: None }, None)?;
         for (k, &p) in stones.iter().enumerate() {
             if k == 3 {
                 g.apply(Action::Double)?;
