@@ -46,9 +46,23 @@ fn shapes(text: &str) -> Vec<(usize, usize)> {
 }
 
 #[test]
-fn the_presets_are_the_documented_seven() {
+fn the_presets_are_the_documented_ten() {
     let names: Vec<String> = presets().into_iter().map(|(n, _, _)| n).collect();
-    assert_eq!(names, ["black-sets", "lianhuan", "quick", "resnet-10x128-gpu", "resnet-2x32", "swap1", "yamaguchi"]);
+    assert_eq!(
+        names,
+        [
+            "black-sets",
+            "lianhuan",
+            "quick",
+            "resnet-10x128-gpu",
+            "resnet-2x32",
+            "soosorv8",
+            "swap1",
+            "swap2",
+            "taraguchi10",
+            "yamaguchi"
+        ]
+    );
 }
 
 #[test]
@@ -123,6 +137,9 @@ fn the_protocol_presets_play_their_protocol() {
         ("lianhuan", "lianhuan"),
         ("yamaguchi", "fifth-n"),
         ("black-sets", "black-sets"),
+        ("soosorv8", "soosorv:8"),
+        ("taraguchi10", "taraguchi:10"),
+        ("swap2", "swap2"),
     ];
     for (name, protocol) in expected {
         let c = preset(name);
@@ -161,7 +178,7 @@ fn the_resnet_presets_have_their_towers() {
         "same game and device as quick"
     );
     // The protocol presets: resnet-2x32's run with the default 6 x 64 tower on encoder 2.
-    for name in ["swap1", "lianhuan", "yamaguchi", "black-sets"] {
+    for name in ["swap1", "lianhuan", "yamaguchi", "black-sets", "soosorv8", "taraguchi10", "swap2"] {
         let c = preset(name);
         assert_eq!(c.training.net, NetConfig::default(), "{name}");
         assert_eq!(c.training.encoder_version, 2, "{name}");

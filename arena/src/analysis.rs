@@ -472,6 +472,7 @@ fn decision_name(d: DecisionKind) -> &'static str {
         DecisionKind::PlaceOffer { .. } => "offer",
         DecisionKind::PickOffer => "pick-offer",
         DecisionKind::SingleOrDouble => "single-or-double",
+        DecisionKind::SwapKeepOrDouble => "swap-keep-or-double",
         DecisionKind::ExchangeOrTake => "exchange-or-take",
     }
 }

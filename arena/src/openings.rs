@@ -7,14 +7,18 @@
 //! - **search**: PUCT with `playouts`; Black's score `(1 - v) / 2` from White's root value `v`;
 //! - **self-play**: `games` games of the model against itself from that opening under the
 //!   study protocol's rules after stone 3 (RIF: swap, then 2 fifth-move offers; `fifth-n:N`:
-//!   swap and N offers; `designated:...,swap,offers=K` as given; every other protocol: plain play
-//!   from stone 4). Black's W/D/L with a 95% Wilson interval of the score. Decisions are tallied:
-//!   swaps, the fifth-move offers placed and the one kept.
+//!   swap and N offers; `designated:...,swap,offers=K` as given; `soosorv:N`, `taraguchi:N` and
+//!   `swap2`: the rule from its decision after stone 3 on, `soosorv:N,D4` / `taraguchi:N,D4` /
+//!   `swap2:D4`; every other protocol: plain play from stone 4). Black's W/D/L with a 95% Wilson
+//!   interval of the score. Decisions are tallied: swaps (Swap2's keep / swap / double choice
+//!   among them), the number of offers declared or chosen, the fifth-move offers placed and the
+//!   one kept.
 //!
 //! For protocols that do not start from one of the 26 (`lianhuan`, `swap1`, `black-sets`,
-//! `free`), `protocol_games` whole games are also played under the protocol and the opening
-//! decision patterns are tallied (for Lianhuan: `A1 B2 A3+4 B:exchange ...`, A = the first player,
-//! numbers = stones, `+` = a double), with the opening that arose and Black's results.
+//! `swap2`, `free`), `protocol_games` whole games are also played under the protocol and the
+//! opening decision patterns are tallied (for Lianhuan: `A1 B2 A3+4 B:exchange ...`, A = the
+//! first player, numbers = stones, `+` = a double; for Swap2: `A1 A2 A3 B:double B4 B5 A:swap`),
+//! with the opening that arose and Black's results.
 //!
 //! **Published column.** The assessments are mapped to an ordinal scale for Spearman's rank
 //! correlation: White wins 0 < slightly White 1 < about equal, slightly White 2 < about equal,
@@ -159,6 +163,9 @@ fn per_opening_protocol(p: &Protocol, o: Opening) -> Result<(Protocol, bool)> {
         Protocol::Designated { swap, offers, .. } => {
             (Protocol::Designated { opening: Some(o), swap: *swap, offers: *offers }, false)
         }
+        Protocol::Soosorv { n, .. } => (Protocol::Soosorv { n: *n, opening: Some(o) }, false),
+        Protocol::Taraguchi { n, .. } => (Protocol::Taraguchi { n: *n, opening: Some(o) }, false),
+        Protocol::Swap2 { .. } => (Protocol::Swap2 { opening: Some(o) }, true),
         Protocol::Free { .. } | Protocol::Swap1 | Protocol::BlackSets | Protocol::Lianhuan => {
             (Protocol::Designated { opening: Some(o), swap: false, offers: 0 }, true)
         }
@@ -210,6 +217,7 @@ fn pattern(steps: &[(DecisionKind, Player, Action, Game)]) -> String {
                     _ => tokens.push(format!("{letter}{k}")),
                 }
             }
+            (DecisionKind::SwapKeepOrDouble, Action::Double) => tokens.push(format!("{letter}:double")),
             (_, Action::Double) => doubling = Some(*player),
             (_, Action::Single) => {}
             (DecisionKind::ExchangeOrTake, Action::Swap) => tokens.push(format!("{letter}:exchange")),
@@ -360,10 +368,13 @@ fn opening_rows(
             for (kind, _, action, _) in &steps {
                 let key = |d: &str, c: String| (o.code().to_string(), d.to_string(), c);
                 match (kind, action) {
-                    (DecisionKind::SwapOrKeep, a) => {
+                    (DecisionKind::SwapOrKeep | DecisionKind::SwapKeepOrDouble, a) => {
                         swap_decisions += 1;
                         swaps += (*a == Action::Swap) as u64;
                         *tally.entry(key("swap", a.to_string())).or_default() += 1;
+                    }
+                    (DecisionKind::ChooseN, Action::ChooseN(n)) => {
+                        *tally.entry(key("offers declared", n.to_string())).or_default() += 1;
                     }
                     (DecisionKind::PlaceOffer { .. }, Action::Place(p)) => offers.push(format_point(*p)),
                     (DecisionKind::PickOffer, Action::Place(p)) => {
@@ -598,6 +609,55 @@ mod tests {
             g.apply(a).unwrap();
         }
         assert_eq!(pattern(&steps), "A1+2 B:exchange A3 B4 A5 B6");
+    }
+
+    #[test]
+    fn swap2_patterns_name_the_double() {
+        let mut g = Game::new(9, Rule::Renju, Protocol::Swap2 { opening: None }, None).unwrap();
+        let mut steps = Vec::new();
+        let p = |x, y| Action::Place(renju_rules::Point::new(x, y));
+        for a in [p(4, 4), p(4, 5), p(5, 5), Action::Double, p(3, 3), p(6, 6), Action::Swap, p(2, 2)] {
+            steps.push((g.decision(), g.to_decide(), a, g.clone()));
+            g.apply(a).unwrap();
+        }
+        assert_eq!(pattern(&steps), "A1 A2 A3 B:double B4 B5 A:swap");
+    }
+
+    #[test]
+    fn per_opening_games_keep_the_rule_after_stone_3() {
+        let o = Opening::Direct(4);
+        let soosorv = Protocol::Soosorv { n: 8, opening: None };
+        assert_eq!(per_opening_protocol(&soosorv, o).unwrap(), (Protocol::Soosorv { n: 8, opening: Some(o) }, false));
+        let taraguchi = Protocol::Taraguchi { n: 10, opening: None };
+        assert_eq!(
+            per_opening_protocol(&taraguchi, o).unwrap(),
+            (Protocol::Taraguchi { n: 10, opening: Some(o) }, false)
+        );
+        let swap2 = Protocol::Swap2 { opening: None };
+        assert_eq!(per_opening_protocol(&swap2, o).unwrap(), (Protocol::Swap2 { opening: Some(o) }, true));
+    }
+
+    #[test]
+    fn tiny_soosorv_study_tallies_the_declared_offers() {
+        let cfg = StudyConfig {
+            size: 9,
+            protocol: Protocol::Soosorv { n: 3, opening: None },
+            games: 1,
+            playouts: 4,
+            explore: 2,
+            threads: 2,
+            stone_cap: Some(30),
+            ..Default::default()
+        };
+        let r = run_study(&EvaluatorSpec::Heuristic, &cfg, &no_models, |_| {}).unwrap();
+        assert_eq!(r.rows.len(), 26);
+        assert!(r.patterns.is_empty());
+        // One game per opening, one declaration per game.
+        let declared: u64 = r.decisions.iter().filter(|d| d.decision == "offers declared").map(|d| d.count).sum();
+        assert_eq!(declared, 26);
+        // Two swap decisions per game (after stone 3 and after the declaration).
+        let swap_decisions: u64 = r.decisions.iter().filter(|d| d.decision == "swap").map(|d| d.count).sum();
+        assert_eq!(swap_decisions, 52);
     }
 
     #[test]

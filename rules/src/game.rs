@@ -39,6 +39,27 @@
 //!   also places stone k+1; then the opponent decides Keep = place stone k+2 themselves, or Swap
 //!   = "exchange", the doubler places stone k+2). Colours are fixed once stone 6 is placed (or,
 //!   after a 5+6 double, once the opponent has decided): the player who places stone 7 is Black.
+//! - `soosorv:N`: as `designated:any`, F puts one of the 26 openings (stone 1 automatically on
+//!   the centre, then the canonical stone 2 and stone 3); W (= S) decides Keep/Swap; W places
+//!   stone 4 anywhere; the same W declares the number of offers with [`Action::ChooseN`]
+//!   (`1..=N`); B decides Keep/Swap; B places that many offers and W picks (one offer: B simply
+//!   places stone 5). `soosorv:N,D4`: the opening's three stones are on the board from the start.
+//! - `taraguchi:N`: F places stone 1 on the centre; after each of stones 1, 2, 3 and 4 the holder
+//!   of the next colour decides Keep/Swap, and the holder of that colour places the next stone in
+//!   the central 3x3, 5x5, 7x7. After stone 4 B chooses between the two continuations with
+//!   [`Action::ChooseN`]: `ChooseN(1)` (choice 1: B decides Keep/Swap, B places stone 5 in the
+//!   central 9x9, W decides Keep/Swap, W places stone 6) or `ChooseN(N)` (choice 2: B places N
+//!   offers anywhere, W picks). `taraguchi:N,D4`: the opening's three stones are on the board
+//!   from the start and the swap after stone 3 comes first.
+//! - `swap2`: F places stones 1, 2, 3 (black, white, black) anywhere; S decides
+//!   ([`DecisionKind::SwapKeepOrDouble`]) [`Action::Swap`] (S takes Black), [`Action::Keep`] (S
+//!   stays White and places stone 4) or [`Action::Double`] (S places stones 4 and 5, white and
+//!   black, and F then decides Keep = F stays Black, or Swap = F takes White). `swap2:D4`: the
+//!   opening's three stones are on the board from the start, S's choice comes first.
+//!
+//! The three rules in official use need no action beyond those of the older protocols: the
+//! Soosõrv declaration and the Taraguchi choice are `ChooseN` (the legal counts are the rule's),
+//! Swap2's "two more stones" is `Double`.
 //!
 //! # Game end (RULES.md §2)
 //! A five (exactly five for Black under renju/standard; White's overline wins under renju; any
@@ -91,9 +112,11 @@ pub enum Action {
     Swap,
     /// Lianhuan: stop after the stone just placed.
     Single,
-    /// Lianhuan: place the next stone (of the other colour) as well.
+    /// Lianhuan: place the next stone (of the other colour) as well. Swap2: place stones 4 and 5
+    /// and hand the choice of colour back.
     Double,
-    /// Fifth-move N offers: declare N (1..=MAX_OFFERS).
+    /// Declare the number of fifth-move offers: fifth-n (1..=MAX_OFFERS), Soosõrv-N (1..=N),
+    /// Taraguchi-N (1 = one stone 5 in the central 9x9, N = N offers anywhere).
     ChooseN(u8),
 }
 
@@ -114,6 +137,9 @@ pub enum DecisionKind {
     SingleOrDouble,
     /// Lianhuan: after the opponent's double, take the next stone (Keep) or exchange (Swap).
     ExchangeOrTake,
+    /// Swap2 after stone 3: take Black (Swap), stay White (Keep), or place stones 4 and 5
+    /// (Double).
+    SwapKeepOrDouble,
 }
 
 /// Why a game ended.
@@ -243,6 +269,7 @@ enum Stage {
     PickOffer,
     SingleOrDouble,
     ExchangeOrTake { doubler: Player },
+    SwapKeepOrDouble,
 }
 
 /// A game in progress: board + protocol state + history + outcome.
@@ -265,7 +292,10 @@ pub struct Game {
     offers_total: u8,
     /// Bit i set: `Symmetry(i)` maps the 4-stone position onto itself (computed at offer 1).
     offer_syms: u8,
-    swap_decided: bool,
+    /// Bit k set: the swap decision offered after stone k has been made.
+    swaps_decided: u16,
+    /// Swap2: Second chose to place stones 4 and 5.
+    doubled: bool,
     /// Lianhuan: the next stone is the second stone of a double.
     lian_second: bool,
     settled: bool,
@@ -301,21 +331,26 @@ impl Game {
             n_offers: 0,
             offers_total,
             offer_syms: 1,
-            swap_decided: false,
+            swaps_decided: 0,
+            doubled: false,
             lian_second: false,
             settled: false,
             outcome: None,
         };
-        if let Protocol::Designated { opening, .. } = g.protocol {
-            match opening {
-                Some(o) => {
-                    let [b1, w2, b3] = o.stones(size);
-                    g.board.place(b1, Color::Black);
-                    g.board.place(w2, Color::White);
-                    g.board.place(b3, Color::Black);
-                }
-                None => g.board.place(opening::centre(size), Color::Black),
+        let start = match g.protocol {
+            Protocol::Designated { opening, .. } | Protocol::Soosorv { opening, .. } => Some(opening),
+            Protocol::Taraguchi { opening: Some(o), .. } | Protocol::Swap2 { opening: Some(o) } => Some(Some(o)),
+            _ => None,
+        };
+        match start {
+            Some(Some(o)) => {
+                let [b1, w2, b3] = o.stones(size);
+                g.board.place(b1, Color::Black);
+                g.board.place(w2, Color::White);
+                g.board.place(b3, Color::Black);
             }
+            Some(None) => g.board.place(opening::centre(size), Color::Black),
+            None => {}
         }
         g.schedule();
         Ok(g)
@@ -381,6 +416,7 @@ impl Game {
             Stage::PickOffer => DecisionKind::PickOffer,
             Stage::SingleOrDouble => DecisionKind::SingleOrDouble,
             Stage::ExchangeOrTake { .. } => DecisionKind::ExchangeOrTake,
+            Stage::SwapKeepOrDouble => DecisionKind::SwapKeepOrDouble,
         }
     }
     /// Which player currently holds Black (changes with swaps / exchanges). Under Lianhuan,
@@ -413,7 +449,8 @@ impl Game {
     }
     /// [`Game::legal_actions`] into a caller's buffer (cleared first), without allocating when
     /// it is large enough. Order: points by increasing index (`y * size + x`), then protocol
-    /// actions in the order Keep, Swap / Single, Double / ChooseN(1..=MAX_OFFERS).
+    /// actions in the order Keep, Swap / Keep, Swap, Double / Single, Double / ChooseN in
+    /// increasing N (1..=MAX_OFFERS for fifth-n, 1..=N for Soosõrv-N, 1 and N for Taraguchi-N).
     pub fn legal_actions_into(&self, out: &mut Vec<Action>) {
         out.clear();
         if self.outcome.is_some() {
@@ -450,7 +487,8 @@ impl Game {
             }
             Stage::SwapOrKeep | Stage::ExchangeOrTake { .. } => out.extend([Action::Keep, Action::Swap]),
             Stage::SingleOrDouble => out.extend([Action::Single, Action::Double]),
-            Stage::ChooseN => out.extend((1..=MAX_OFFERS).map(Action::ChooseN)),
+            Stage::ChooseN => out.extend(self.choose_n_options().map(Action::ChooseN)),
+            Stage::SwapKeepOrDouble => out.extend([Action::Keep, Action::Swap, Action::Double]),
         }
     }
     /// Whether `a` is legal now (a forbidden black point is not, although [`Game::apply`]
@@ -485,10 +523,12 @@ impl Game {
                 let black = self.black_player;
                 self.put_stone(p, black);
             }
-            (Stage::SwapOrKeep, _) => {
-                self.swap_decided = true;
-                if a == Action::Swap {
-                    self.black_player = self.black_player.other();
+            (Stage::SwapOrKeep | Stage::SwapKeepOrDouble, _) => {
+                self.swaps_decided |= 1 << self.board.stone_count();
+                match a {
+                    Action::Swap => self.black_player = self.black_player.other(),
+                    Action::Double => self.doubled = true,
+                    _ => {}
                 }
             }
             (Stage::ChooseN, Action::ChooseN(n)) => {
@@ -542,8 +582,9 @@ impl Game {
     pub fn pending_offers(&self) -> &[Point] {
         &self.offers[..self.n_offers as usize]
     }
-    /// The number of fifth-move offers in effect (2 for RIF, N for fifth-n once declared; 0
-    /// before N is declared or for protocols without offers; 1 means a plain stone 5).
+    /// The number of fifth-move offers in effect (2 for RIF, N for fifth-n and Soosõrv-N once
+    /// declared, 1 or N for Taraguchi-N once Black has chosen; 0 before N is declared or for
+    /// protocols without offers; 1 means a plain stone 5).
     pub fn offers_total(&self) -> u8 {
         self.offers_total
     }
@@ -605,18 +646,57 @@ impl Game {
                 (k == 0).then_some((Player::First, Stage::Place(if centre { Region::Centre } else { Region::Any })))
             }
             Protocol::Swap1 => {
-                self.settled = self.swap_decided;
+                self.settled = self.swap_decided(1);
                 match k {
                     0 => Some((Player::First, Stage::Place(Region::Any))),
-                    1 if !self.swap_decided => Some((white, Stage::SwapOrKeep)),
+                    1 if !self.swap_decided(1) => Some((white, Stage::SwapOrKeep)),
                     _ => None,
                 }
             }
             Protocol::BlackSets => {
-                self.settled = self.swap_decided;
+                self.settled = self.swap_decided(3);
                 match k {
                     0..=2 => Some((Player::First, Stage::Place(Region::Any))),
-                    3 if !self.swap_decided => Some((Player::Second, Stage::SwapOrKeep)),
+                    3 if !self.swap_decided(3) => Some((Player::Second, Stage::SwapOrKeep)),
+                    _ => None,
+                }
+            }
+            Protocol::Swap2 { .. } => {
+                self.settled = self.swap_decided(3) && (!self.doubled || self.swap_decided(5));
+                match k {
+                    0..=2 => Some((Player::First, Stage::Place(Region::Any))),
+                    3 if !self.swap_decided(3) => Some((Player::Second, Stage::SwapKeepOrDouble)),
+                    3 | 4 if self.doubled => Some((Player::Second, Stage::Place(Region::Any))),
+                    5 if self.doubled && !self.swap_decided(5) => Some((Player::First, Stage::SwapOrKeep)),
+                    _ => None,
+                }
+            }
+            Protocol::Soosorv { .. } => {
+                let total = self.offers_total;
+                self.settled = k >= 5 || (self.swap_decided(4) && total < 2);
+                match k {
+                    1 => Some((Player::First, Stage::Place(Region::CanonicalWhite))),
+                    2 => Some((Player::First, Stage::Place(Region::CanonicalBlack3))),
+                    3 if !self.swap_decided(3) => Some((white, Stage::SwapOrKeep)),
+                    4 if total == 0 => Some((white, Stage::ChooseN)),
+                    4 if !self.swap_decided(4) => Some((self.black_player, Stage::SwapOrKeep)),
+                    4 if total >= 2 => self.offer_step(white),
+                    _ => None,
+                }
+            }
+            Protocol::Taraguchi { .. } => {
+                let total = self.offers_total;
+                let holder_of_next = if k.is_multiple_of(2) { self.black_player } else { white };
+                self.settled = k >= 6 || (k == 5 && (total >= 2 || self.swap_decided(5)));
+                match k {
+                    0 => Some((Player::First, Stage::Place(Region::Centre))),
+                    1..=3 if !self.swap_decided(k) => Some((holder_of_next, Stage::SwapOrKeep)),
+                    1..=3 => Some((holder_of_next, Stage::Place(Region::Square(k as u8)))),
+                    4 if total == 0 => Some((self.black_player, Stage::ChooseN)),
+                    4 if total == 1 && !self.swap_decided(4) => Some((self.black_player, Stage::SwapOrKeep)),
+                    4 if total == 1 => Some((self.black_player, Stage::Place(Region::Square(4)))),
+                    4 => self.offer_step(white),
+                    5 if total == 1 && !self.swap_decided(5) => Some((white, Stage::SwapOrKeep)),
                     _ => None,
                 }
             }
@@ -640,32 +720,23 @@ impl Game {
                 };
                 let total_known = self.offers_total > 0;
                 self.settled =
-                    k >= 5 || (k >= 3 && total_known && self.offers_total < 2 && (!swap || self.swap_decided));
+                    k >= 5 || (k >= 3 && total_known && self.offers_total < 2 && (!swap || self.swap_decided(3)));
                 if k < 3 {
                     first3
                 } else if k == 3 && choose_n && !total_known {
                     Some((Player::First, Stage::ChooseN))
-                } else if k == 3 && swap && !self.swap_decided {
+                } else if k == 3 && swap && !self.swap_decided(3) {
                     Some((white, Stage::SwapOrKeep))
                 } else if k == 4 && self.offers_total >= 2 {
-                    if self.n_offers < self.offers_total && self.any_offer_point() {
-                        Some((self.black_player, Stage::PlaceOffer))
-                    } else if self.n_offers == 0 {
-                        // Black cannot place a single offer: no legal fifth stone.
-                        self.outcome = Some(Outcome {
-                            winner: Some(white),
-                            winner_color: Some(Color::White),
-                            reason: OutcomeReason::NoLegalMove,
-                        });
-                        return;
-                    } else {
-                        Some((white, Stage::PickOffer))
-                    }
+                    self.offer_step(white)
                 } else {
                     None
                 }
             }
         };
+        if self.outcome.is_some() {
+            return;
+        }
         match next {
             Some((who, stage)) => {
                 self.to_decide = who;
@@ -677,6 +748,39 @@ impl Game {
             }
         }
         self.check_black_can_move();
+    }
+
+    /// Whether the swap decision offered after stone `k` has been made.
+    fn swap_decided(&self, k: usize) -> bool {
+        self.swaps_decided >> k & 1 == 1
+    }
+
+    /// The offer phase with 4 stones on the board and `offers_total >= 2`: Black places the next
+    /// offer, or White picks once all are placed (or no further point can take one). When Black
+    /// cannot place even one offer, Black has no legal fifth stone and the game ends.
+    fn offer_step(&mut self, white: Player) -> Option<(Player, Stage)> {
+        if self.n_offers < self.offers_total && self.any_offer_point() {
+            Some((self.black_player, Stage::PlaceOffer))
+        } else if self.n_offers == 0 {
+            self.outcome = Some(Outcome {
+                winner: Some(white),
+                winner_color: Some(Color::White),
+                reason: OutcomeReason::NoLegalMove,
+            });
+            None
+        } else {
+            Some((white, Stage::PickOffer))
+        }
+    }
+
+    /// The counts a `ChooseN` decision may declare, in increasing order.
+    fn choose_n_options(&self) -> impl Iterator<Item = u8> {
+        let (max, only_ends) = match self.protocol {
+            Protocol::Soosorv { n, .. } => (n, false),
+            Protocol::Taraguchi { n, .. } => (n, true),
+            _ => (MAX_OFFERS, false),
+        };
+        (1..=max).filter(move |&k| !only_ends || k == 1 || k == max)
     }
 
     /// Under renju with Black to place a stone, end the game if no allowed point is legal.
@@ -830,7 +934,15 @@ impl Game {
             Stage::SwapOrKeep => "keep or swap".to_string(),
             Stage::ExchangeOrTake { .. } => "keep (take the next stone) or swap (exchange)".to_string(),
             Stage::SingleOrDouble => "single or double".to_string(),
-            Stage::ChooseN => format!("choose-n:1..={MAX_OFFERS}"),
+            Stage::ChooseN => match self.protocol {
+                Protocol::Taraguchi { n, .. } => {
+                    format!("choose-n:1 (one stone 5 in the central 9x9) or choose-n:{n} ({n} offers)")
+                }
+                _ => format!("choose-n:1..={}", self.choose_n_options().last().unwrap_or(MAX_OFFERS)),
+            },
+            Stage::SwapKeepOrDouble => {
+                "swap (take Black), keep (stay White) or double (place stones 4 and 5)".to_string()
+            }
         }
     }
 
@@ -878,7 +990,8 @@ impl Game {
             }
             (Stage::SwapOrKeep | Stage::ExchangeOrTake { .. }, Action::Keep | Action::Swap) => Ok(()),
             (Stage::SingleOrDouble, Action::Single | Action::Double) => Ok(()),
-            (Stage::ChooseN, Action::ChooseN(n)) if (1..=MAX_OFFERS).contains(&n) => Ok(()),
+            (Stage::ChooseN, Action::ChooseN(n)) if self.choose_n_options().any(|k| k == n) => Ok(()),
+            (Stage::SwapKeepOrDouble, Action::Keep | Action::Swap | Action::Double) => Ok(()),
             _ => Err(illegal()),
         }
     }

@@ -1,4 +1,4 @@
-//! Opening protocols (RULES.md §5 items 1-7): the [`Protocol`] value, its string grammar
+//! Opening protocols (RULES.md §5.1–5.7, §5.9–5.11): the [`Protocol`] value, its string grammar
 //! ([`FromStr`] / [`fmt::Display`] / serde, the one form used by the CLI, configs and shard
 //! metadata) and the validation of its parameters. How each protocol plays out as decisions is
 //! the [`crate::game::Game`] state machine's (module docs of [`crate::game`]).
@@ -11,12 +11,13 @@ use std::str::FromStr;
 /// Largest N accepted for the "fifth move N offers" protocol (RULES.md §5 item 4).
 pub const MAX_OFFERS: u8 = 10;
 
-/// Opening protocols of RULES.md §5 items 1–7.
+/// Opening protocols of RULES.md §5.1–5.7 and §5.9–5.11.
 ///
 /// Written and parsed (also by serde) as the CLI/config strings `free`, `free-centre`, `swap1`,
 /// `rif`, `fifth-n`, `fifth-n:N` (aliases `yamaguchi`, `yamaguchi:N`),
 /// `designated:D4[,swap][,offers=K]` (`designated` / `designated:any` for `opening: None`),
-/// `black-sets`, `lianhuan`. [`fmt::Display`] writes the canonical form, which parses back to the
+/// `black-sets`, `lianhuan`, `soosorv:N[,D4]` (alias `soosõrv`; plain `soosorv` is the original
+/// rule, N = 4), `taraguchi:N[,D4]` (plain `taraguchi` is the original rule, N = 5) and `swap2[:D4]`. [`fmt::Display`] writes the canonical form, which parses back to the
 /// same value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Protocol {
@@ -38,7 +39,24 @@ pub enum Protocol {
     BlackSets,
     /// §5.7: Lianhuan consecutive-swap rule (seed 001).
     Lianhuan,
+    /// §5.9: Soosõrv-N: the First player puts one of the 26 openings (`opening: Some` fixes it,
+    /// as the opening study does); swap; White places stone 4 anywhere and declares 1..=`n`
+    /// fifth-move offers; swap; Black places the offers, White keeps one.
+    Soosorv { n: u8, opening: Option<Opening> },
+    /// §5.10: Taraguchi-N: stones 1-4 in the central 1x1, 3x3, 5x5, 7x7, a swap offered after
+    /// each; then Black either places stone 5 in the central 9x9 (swaps offered before and
+    /// after it) or offers `n` fifth moves anywhere. `opening: Some` starts from that opening.
+    Taraguchi { n: u8, opening: Option<Opening> },
+    /// §5.11: Swap2: First places three stones; Second takes Black, takes White, or places two
+    /// more stones and lets First choose the colour. `opening: Some` puts that opening's three
+    /// stones on the board from the start (the opening study's Swap2 per opening).
+    Swap2 { opening: Option<Opening> },
 }
+
+/// N of the original Soosõrv rule (`soosorv` without a number).
+pub const SOOSORV_DEFAULT_N: u8 = 4;
+/// N of the original Taraguchi rule (`taraguchi` without a number).
+pub const TARAGUCHI_DEFAULT_N: u8 = 5;
 
 /// A protocol whose parameters are out of range (RULES.md §5 items 4 and 5).
 #[derive(Clone, Copy, Debug, thiserror::Error, PartialEq, Eq)]
@@ -49,6 +67,10 @@ pub enum InvalidProtocol {
     /// `designated:...,offers=K` with K above `MAX_OFFERS`.
     #[error("offers = {0} is out of range 0..={MAX_OFFERS}")]
     Offers(u8),
+    /// `taraguchi:N` with N outside `2..=MAX_OFFERS` (with N = 1 the two choices after stone 4
+    /// would be the same count).
+    #[error("Taraguchi N = {0} offers is out of range 2..={MAX_OFFERS}")]
+    TaraguchiOffers(u8),
     /// A designated opening that is not one of the 26.
     #[error("opening {0:?} does not exist (D1..D13, I1..I13)")]
     NoSuchOpening(Opening),
@@ -66,7 +88,17 @@ impl Protocol {
     /// Check the parameters: N and offers in range, the opening number valid.
     pub fn validate(&self) -> Result<(), InvalidProtocol> {
         match self {
-            Protocol::FifthN { n: Some(n) } if *n == 0 || *n > MAX_OFFERS => Err(InvalidProtocol::OfferCount(*n)),
+            Protocol::FifthN { n: Some(n) } | Protocol::Soosorv { n, .. } if *n == 0 || *n > MAX_OFFERS => {
+                Err(InvalidProtocol::OfferCount(*n))
+            }
+            Protocol::Taraguchi { n, .. } if *n < 2 || *n > MAX_OFFERS => Err(InvalidProtocol::TaraguchiOffers(*n)),
+            Protocol::Soosorv { opening: Some(o), .. }
+            | Protocol::Taraguchi { opening: Some(o), .. }
+            | Protocol::Swap2 { opening: Some(o) }
+                if !o.is_valid() =>
+            {
+                Err(InvalidProtocol::NoSuchOpening(*o))
+            }
             Protocol::Designated { offers, .. } if *offers > MAX_OFFERS => Err(InvalidProtocol::Offers(*offers)),
             Protocol::Designated { opening: Some(o), .. } if !o.is_valid() => Err(InvalidProtocol::NoSuchOpening(*o)),
             _ => Ok(()),
@@ -95,6 +127,16 @@ impl fmt::Display for Protocol {
             }
             Protocol::BlackSets => f.write_str("black-sets"),
             Protocol::Lianhuan => f.write_str("lianhuan"),
+            Protocol::Soosorv { n, opening } | Protocol::Taraguchi { n, opening } => {
+                let name = if matches!(self, Protocol::Soosorv { .. }) { "soosorv" } else { "taraguchi" };
+                write!(f, "{name}:{n}")?;
+                if let Some(o) = opening {
+                    write!(f, ",{o}")?;
+                }
+                Ok(())
+            }
+            Protocol::Swap2 { opening: None } => f.write_str("swap2"),
+            Protocol::Swap2 { opening: Some(o) } => write!(f, "swap2:{o}"),
         }
     }
 }
@@ -122,6 +164,34 @@ impl FromStr for Protocol {
             "rif" => no_arg(Protocol::Rif)?,
             "black-sets" => no_arg(Protocol::BlackSets)?,
             "lianhuan" => no_arg(Protocol::Lianhuan)?,
+            "swap2" => match arg {
+                None | Some("any") => Protocol::Swap2 { opening: None },
+                Some(o) => Protocol::Swap2 { opening: Some(o.parse::<Opening>().map_err(|e| err(e.to_string()))?) },
+            },
+            "soosorv" | "soosõrv" | "taraguchi" => {
+                let soosorv = head != "taraguchi";
+                let default_n = if soosorv { SOOSORV_DEFAULT_N } else { TARAGUCHI_DEFAULT_N };
+                let (n_text, opening_text) = match arg {
+                    None => (None, None),
+                    Some(a) => match a.split_once(',') {
+                        Some((n, o)) => (Some(n.trim()), Some(o.trim())),
+                        None => (Some(a), None),
+                    },
+                };
+                let n = match n_text {
+                    None => default_n,
+                    Some(a) => a.parse().map_err(|_| err(format!("N '{a}' is not a number 1..={MAX_OFFERS}")))?,
+                };
+                let opening = match opening_text {
+                    None | Some("any") => None,
+                    Some(o) => Some(o.parse::<Opening>().map_err(|e| err(e.to_string()))?),
+                };
+                if soosorv {
+                    Protocol::Soosorv { n, opening }
+                } else {
+                    Protocol::Taraguchi { n, opening }
+                }
+            }
             "fifth-n" | "yamaguchi" => match arg {
                 None => Protocol::FifthN { n: None },
                 Some(a) => {
@@ -158,7 +228,8 @@ impl FromStr for Protocol {
             other => {
                 return Err(err(format!(
                     "unknown protocol '{other}' (expected free, free-centre, swap1, rif, fifth-n[:N], \
-                     yamaguchi[:N], designated:<opening>[,swap][,offers=K], black-sets or lianhuan)"
+                     yamaguchi[:N], designated:<opening>[,swap][,offers=K], black-sets, lianhuan, \
+                     soosorv[:N[,<opening>]], taraguchi[:N[,<opening>]] or swap2[:<opening>])"
                 )))
             }
         };
@@ -199,6 +270,12 @@ mod tests {
             "designated:D1,offers=5",
             "black-sets",
             "lianhuan",
+            "soosorv:8",
+            "soosorv:3,D4",
+            "taraguchi:10",
+            "taraguchi:10,I13",
+            "swap2",
+            "swap2:D9",
         ] {
             let p: Protocol = s.parse().unwrap();
             assert_eq!(p.to_string(), s);
@@ -213,6 +290,11 @@ mod tests {
             Ok(Protocol::Designated { opening: Some(Opening::Direct(4)), swap: true, offers: 0 })
         );
         assert_eq!("designated".parse(), Ok(Protocol::Designated { opening: None, swap: false, offers: 0 }));
+        assert_eq!("soosorv".parse(), Ok(Protocol::Soosorv { n: 4, opening: None }));
+        assert_eq!("Soosõrv:8".parse(), Ok(Protocol::Soosorv { n: 8, opening: None }));
+        assert_eq!("soosorv:8,kagetsu".parse(), Ok(Protocol::Soosorv { n: 8, opening: Some(Opening::Direct(4)) }));
+        assert_eq!("taraguchi".parse(), Ok(Protocol::Taraguchi { n: 5, opening: None }));
+        assert_eq!("taraguchi:10,any".parse(), Ok(Protocol::Taraguchi { n: 10, opening: None }));
     }
 
     #[test]
@@ -224,6 +306,13 @@ mod tests {
             ("designated:D4,offers=11", "offers = 11"),
             ("renju", "'renju'"),
             ("rif:2", ":2"),
+            ("soosorv:11", "N = 11"),
+            ("soosorv:0", "N = 0"),
+            ("soosorv:8,Q3", "Q3"),
+            ("taraguchi:1", "Taraguchi N = 1"),
+            ("taraguchi:11", "Taraguchi N = 11"),
+            ("taraguchi:ten", "'ten'"),
+            ("swap2:3", "'3'"),
         ] {
             let e = s.parse::<Protocol>().unwrap_err();
             assert_eq!(e.text, s);
@@ -239,5 +328,12 @@ mod tests {
             Err(InvalidProtocol::Offers(11))
         );
         assert_eq!(Protocol::Rif.validate(), Ok(()));
+        assert_eq!(Protocol::Soosorv { n: 11, opening: None }.validate(), Err(InvalidProtocol::OfferCount(11)));
+        assert_eq!(Protocol::Taraguchi { n: 1, opening: None }.validate(), Err(InvalidProtocol::TaraguchiOffers(1)));
+        assert_eq!(
+            Protocol::Taraguchi { n: 10, opening: Some(Opening::Indirect(14)) }.validate(),
+            Err(InvalidProtocol::NoSuchOpening(Opening::Indirect(14)))
+        );
+        assert_eq!(Protocol::Swap2 { opening: None }.validate(), Ok(()));
     }
 }

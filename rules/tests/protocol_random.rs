@@ -7,7 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use renju_rules::{Action, Color, DecisionKind, Game, OutcomeReason, Protocol, Rule, Verdict};
 use std::collections::HashMap;
 
-const PROTOCOLS: [&str; 12] = [
+const PROTOCOLS: [&str; 17] = [
     "free",
     "free-centre",
     "swap1",
@@ -20,6 +20,11 @@ const PROTOCOLS: [&str; 12] = [
     "black-sets",
     "lianhuan",
     "yamaguchi:10",
+    "soosorv:8",
+    "soosorv:2,I7",
+    "taraguchi:10",
+    "taraguchi:3,D2",
+    "swap2",
 ];
 
 /// Play one random game, checking the invariants at every decision. Returns the outcome reason.

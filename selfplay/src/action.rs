@@ -5,13 +5,16 @@
 //! | index | action |
 //! |---|---|
 //! | `0 .. P` | `Place(Point::from_index(i, S))`: a stone, an offer, or picking the offer there |
-//! | `P + 0` | `Keep` (decline a swap; Lianhuan: take the next stone) |
-//! | `P + 1` | `Swap` (swap colours; Lianhuan: exchange) |
+//! | `P + 0` | `Keep` (decline a swap; Lianhuan: take the next stone; Swap2: stay White) |
+//! | `P + 1` | `Swap` (swap colours; Lianhuan: exchange; Swap2: take Black) |
 //! | `P + 2` | `Single` (Lianhuan) |
-//! | `P + 3` | `Double` (Lianhuan) |
-//! | `P + 4 + (n - 1)` | `ChooseN(n)`, `n = 1..=MAX_OFFERS` |
+//! | `P + 3` | `Double` (Lianhuan; Swap2: place stones 4 and 5) |
+//! | `P + 4 + (n - 1)` | `ChooseN(n)`, `n = 1..=MAX_OFFERS` (fifth-n; Soosõrv-N declares 1..=N; Taraguchi-N: 1 or N) |
 //!
 //! Symmetry augmentation permutes `0 .. P` only; protocol actions are unaffected.
+//!
+//! Soosõrv-N, Taraguchi-N and Swap2 (RULES.md §5.9–5.11) use these actions only, so the space
+//! and every network trained on it serve them unchanged.
 
 use renju_rules::game::MAX_OFFERS as RULES_MAX_OFFERS;
 use renju_rules::{Action, Point};

@@ -239,7 +239,8 @@ pub fn planes_len(size: usize) -> usize {
 pub mod kind {
     /// [`DecisionKind::PlaceStone`](renju_rules::DecisionKind::PlaceStone).
     pub const PLACE_STONE: usize = 0;
-    /// [`DecisionKind::SwapOrKeep`](renju_rules::DecisionKind::SwapOrKeep).
+    /// [`DecisionKind::SwapOrKeep`](renju_rules::DecisionKind::SwapOrKeep) and Swap2's
+    /// [`DecisionKind::SwapKeepOrDouble`](renju_rules::DecisionKind::SwapKeepOrDouble).
     pub const SWAP_OR_KEEP: usize = 1;
     /// [`DecisionKind::ChooseN`](renju_rules::DecisionKind::ChooseN).
     pub const CHOOSE_N: usize = 2;
@@ -259,7 +260,9 @@ pub mod kind {
 pub fn decision_kind_index(k: DecisionKind) -> usize {
     match k {
         DecisionKind::PlaceStone(_) => kind::PLACE_STONE,
-        DecisionKind::SwapOrKeep => kind::SWAP_OR_KEEP,
+        // Swap2's three-way choice is a swap decision with one more legal action (Double); the
+        // stone count tells it apart, so it shares the slot and the encoder version stays.
+        DecisionKind::SwapOrKeep | DecisionKind::SwapKeepOrDouble => kind::SWAP_OR_KEEP,
         DecisionKind::ChooseN => kind::CHOOSE_N,
         DecisionKind::PlaceOffer { .. } => kind::PLACE_OFFER,
         DecisionKind::PickOffer => kind::PICK_OFFER,

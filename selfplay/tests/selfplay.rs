@@ -21,6 +21,11 @@ fn protocols() -> Vec<Protocol> {
         Protocol::Designated { opening: Some(Opening::Direct(1)), swap: false, offers: 0 },
         Protocol::BlackSets,
         Protocol::Lianhuan,
+        Protocol::Soosorv { n: 8, opening: None },
+        Protocol::Taraguchi { n: 10, opening: None },
+        Protocol::Taraguchi { n: 3, opening: Some(Opening::Indirect(2)) },
+        Protocol::Swap2 { opening: None },
+        Protocol::Swap2 { opening: Some(Opening::Direct(3)) },
     ]
 }
 

@@ -28,7 +28,8 @@ pub struct ArenaArgs {
     /// `rif26`: the 26 openings, each with both colours; `protocol`: whole games under --protocol.
     #[arg(long, default_value = "rif26")]
     pub openings: String,
-    /// Opening protocol for `--openings protocol` (rif, swap1, lianhuan, fifth-n:N, ...).
+    /// Opening protocol for `--openings protocol` (rif, swap1, lianhuan, fifth-n:N, soosorv:8,
+    /// taraguchi:10, swap2, ...).
     #[arg(long, default_value_t = Protocol::Rif)]
     pub protocol: Protocol,
     /// renju, standard or freestyle.

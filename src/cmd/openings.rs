@@ -20,8 +20,9 @@ pub struct OpeningsArgs {
     /// renju, standard or freestyle.
     #[arg(long, default_value_t = StudyConfig::default().rule)]
     pub rule: Rule,
-    /// rif, fifth-n:N, designated:...,swap,offers=K (decisions after the opening), or
-    /// lianhuan, swap1, black-sets, free (plain play from each opening plus whole games).
+    /// rif, fifth-n:N, designated:...,swap,offers=K, soosorv:N, taraguchi:N (decisions after
+    /// the opening), swap2 (decisions after the opening plus whole games), or lianhuan, swap1,
+    /// black-sets, free (plain play from each opening plus whole games).
     #[arg(long, default_value_t = StudyConfig::default().protocol)]
     pub protocol: Protocol,
     /// Self-play games per opening.

@@ -48,7 +48,8 @@ pub struct SelfplayArgs {
     /// Rule variant: renju, standard or freestyle.
     #[arg(long, default_value_t = defaults().rule, conflicts_with = "run")]
     rule: Rule,
-    /// Opening protocol (RULES.md §5): free, free-centre, swap1, rif, fifth-n:N, black-sets, lianhuan, designated...
+    /// Opening protocol (RULES.md §5): free, free-centre, swap1, rif, fifth-n:N, black-sets, lianhuan, designated...,
+    /// soosorv:N, taraguchi:N, swap2
     #[arg(long, default_value_t = defaults().protocol, conflicts_with = "run")]
     protocol: Protocol,
     /// Board side.

@@ -36,7 +36,8 @@ pub struct GameConfig {
     /// `renju`, `standard` or `freestyle` (RULES.md §2). Default `renju`.
     pub rule: Rule,
     /// Opening protocol (RULES.md §5): `free`, `free-centre`, `swap1`, `rif`, `fifth-n[:N]`,
-    /// `designated:D4[,swap][,offers=K]`, `black-sets`, `lianhuan`. Default `rif`.
+    /// `designated:D4[,swap][,offers=K]`, `black-sets`, `lianhuan`, `soosorv[:N]`, `taraguchi[:N]`,
+    /// `swap2`. Default `rif`.
     pub protocol: Protocol,
     /// Draw once this many stones are on the board (RULES.md §2 optional cap). Default none.
     pub stone_cap: Option<usize>,

@@ -17,7 +17,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("game.rule", "renju | standard | freestyle (RULES.md §2)"),
     (
         "game.protocol",
-        "opening protocol (RULES.md §5): free | free-centre | swap1 | rif | fifth-n[:N] | designated:D4[,swap][,offers=K] | black-sets | lianhuan",
+        "opening protocol (RULES.md §5): free | free-centre | swap1 | rif | fifth-n[:N] | designated:D4[,swap][,offers=K] | black-sets | lianhuan | soosorv[:N] | taraguchi[:N] | swap2",
     ),
     ("game.stone_cap", "draw once this many stones are on the board; default: no cap (RULES.md §2)"),
     ("selfplay.playouts", "root visits of a full search; its position becomes a policy target"),

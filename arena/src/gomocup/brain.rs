@@ -287,9 +287,14 @@ impl Brain {
     /// `MESSAGE` lines to send first. A VCF of the side to move, or a proved defence against the
     /// opponent's, overrides the search ([`super::tactics`]).
     fn decide(&mut self, game: &Game) -> Result<(Action, Choice, Vec<String>)> {
-        let size = game.board().size();
-        let empty = size.pow(2) - game.board().stone_count();
+        let empty = game.board().size().pow(2) - game.board().stone_count();
         let limit = self.limit(empty);
+        self.decide_within(game, limit)
+    }
+
+    /// [`Brain::decide`] within `limit`.
+    fn decide_within(&mut self, game: &Game, limit: SearchLimit) -> Result<(Action, Choice, Vec<String>)> {
+        let size = game.board().size();
         let vcf_limits = Limits { nodes: self.opts.root_vcf_nodes, time: limit.time.map(|t| t / 4) };
         let line_text = |line: &[Point]| line.iter().map(|&p| format_point(p, size)).collect::<Vec<_>>().join(" ");
         let tactic = match game.decision() {
@@ -352,45 +357,85 @@ impl Brain {
         answer
     }
 
+    /// `SWAP2BOARD` (module docs of [`super`]): the opening stones are replayed in a Swap2 game
+    /// (RULES.md §5.11) and the agent searches its decisions: with 3 stones ours is tentative
+    /// White's choice (take Black, stay White and place stone 4, or place stones 4 and 5); with
+    /// 5 stones tentative Black's colour choice (stay Black, or take White and place stone 6).
+    /// The move's time is shared by the searches of the answer. An agent that does not answer
+    /// the choice decides by the value of White to move in the position: below 0, Black.
     pub(super) fn swap2(&mut self, lines: &[String]) -> Result<Vec<String>> {
         let size = self.need_board()?;
         let stones: Vec<Point> = lines.iter().map(|l| self.parse_point(l)).collect::<Result<_>>()?;
-        match stones.len() {
-            0 => {
-                // The opening whose position is most balanced by the value of the side to move.
-                let mut best: Option<(f32, [Point; 3])> = None;
-                for o in Opening::all() {
-                    let st = o.stones(size);
-                    let g = self.game_of(&st)?;
-                    let (_, ch) = self.agent.as_mut().context("no agent")?;
-                    let v = ch.value(&g)?.unwrap_or(0.0).abs();
-                    if best.is_none_or(|b| v < b.0) {
-                        best = Some((v, st));
-                    }
-                }
-                let (_, st) = best.context("no opening")?;
-                self.moves = st.to_vec();
-                Ok(vec![st.iter().map(|&p| format_point(p, size)).collect::<Vec<_>>().join(" ")])
-            }
-            3 | 5 => {
-                let g = self.game_of(&stones)?;
-                ensure!(!g.is_over(), "the position is already decided");
-                let (action, c, _) = self.decide(&g)?;
-                let v = match c.value {
-                    Some(v) => v,
-                    None => self.agent.as_mut().map_or(Ok(None), |(_, ch)| ch.value(&g))?.unwrap_or(0.0),
-                };
-                self.moves = stones;
-                if v < 0.0 {
-                    Ok(vec![format!("MESSAGE White's value {v:+.3}: taking Black"), "SWAP".into()])
-                } else {
-                    let Action::Place(p) = action else { bail!("no stone chosen") };
-                    self.moves.push(p);
-                    Ok(vec![format!("MESSAGE White's value {v:+.3}: keeping White"), format_point(p, size)])
+        if stones.is_empty() {
+            // The opening whose position is most balanced by the value of the side to move.
+            let mut best: Option<(f32, [Point; 3])> = None;
+            for o in Opening::all() {
+                let st = o.stones(size);
+                let g = self.game_of(&st)?;
+                let (_, ch) = self.agent.as_mut().context("no agent")?;
+                let v = ch.value(&g)?.unwrap_or(0.0).abs();
+                if best.is_none_or(|b| v < b.0) {
+                    best = Some((v, st));
                 }
             }
-            n => bail!("expected 0, 3 or 5 stones, got {n}"),
+            let (_, st) = best.context("no opening")?;
+            self.moves = st.to_vec();
+            return Ok(vec![st.iter().map(|&p| format_point(p, size)).collect::<Vec<_>>().join(" ")]);
         }
+        ensure!(matches!(stones.len(), 3 | 5), "expected 0, 3 or 5 stones, got {}", stones.len());
+        let mut g = Game::new(size, self.rule, Protocol::Swap2 { opening: None }, None)?;
+        for (k, &p) in stones.iter().enumerate() {
+            if k == 3 {
+                g.apply(Action::Double)?;
+            }
+            g.apply(Action::Place(p)).with_context(|| format!("stone {}", k + 1))?;
+        }
+        ensure!(!g.is_over(), "the position is already decided");
+        // The choice and at most two placements share the move's time.
+        let empty = size.pow(2) - stones.len();
+        let mut limit = self.limit(empty);
+        limit.time = limit.time.map(|t| t / 3);
+        // The search keeps no tree across this command: its players are the Swap2 game's.
+        self.forget();
+        let (_, agent) = self.agent.as_mut().context("no board yet: send START first")?;
+        let c = agent.choose_within(&g, &limit)?;
+        let (choice, value) = if g.is_legal(c.action) && !matches!(c.action, Action::Place(_)) {
+            (c.action, c.value)
+        } else {
+            let white_to_move = self.game_of(&stones)?;
+            let (_, agent) = self.agent.as_mut().context("no agent")?;
+            let v = agent.value(&white_to_move)?.unwrap_or(0.0);
+            // v is White's: below 0 we want Black. Tentative White takes Black with Swap;
+            // tentative Black stays Black with Keep.
+            let want_black = v < 0.0;
+            let a = if (stones.len() == 3) == want_black { Action::Swap } else { Action::Keep };
+            (a, Some(if stones.len() == 3 { v } else { -v }))
+        };
+        let mut out =
+            vec![format!("MESSAGE swap2 choice {choice} (value {:+.3} for the decider)", value.unwrap_or(0.0))];
+        g.apply(choice)?;
+        self.moves = stones;
+        // Whether we hold Black now: as tentative White (3 stones) after Swap, as tentative
+        // Black (5 stones) after Keep. Holding Black, the opponent places the next stone.
+        let we_black = (self.moves.len() == 3) == (choice == Action::Swap);
+        if we_black {
+            self.forget();
+            out.push("SWAP".into());
+            return Ok(out);
+        }
+        let placements = if choice == Action::Double { 2 } else { 1 };
+        let mut placed = Vec::new();
+        for _ in 0..placements {
+            let (action, _, msgs) = self.decide_within(&g, limit)?;
+            out.extend(msgs);
+            let Action::Place(p) = action else { bail!("no stone chosen") };
+            g.apply(action)?;
+            self.moves.push(p);
+            placed.push(format_point(p, size));
+        }
+        self.forget();
+        out.push(placed.join(" "));
+        Ok(out)
     }
 }
 

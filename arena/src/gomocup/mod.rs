@@ -25,8 +25,11 @@
 //!   a `MESSAGE` before its first move after `START`.
 //! - `TAKEBACK x,y` → `OK` when `x,y` is the last stone (removed), else `ERROR`.
 //! - `YXHASHCLEAR` → no answer: the search tree kept between moves is dropped.
-//! - `SWAP2BOARD` / stones / `DONE`: 0 stones → three stones `x,y x,y x,y` (black, white, black);
-//!   3 or 5 stones → `SWAP` (we take Black) or our White stone `x,y` (we keep White).
+//! - `SWAP2BOARD` / stones / `DONE` (Swap2, RULES.md §5.11): 0 stones → three stones
+//!   `x,y x,y x,y` (black, white, black); 3 stones → `SWAP` (we take Black), our white stone 4
+//!   `x,y` (we stay White) or stones 4 and 5 `x,y x,y` (the opponent chooses the colour); 5
+//!   stones → `SWAP` (we stay Black) or our white stone 6 `x,y` (we take White). The choice is
+//!   searched in the Swap2 game ([`brain::Brain`]'s `swap2`).
 //! - `YXSHOWFORBID` → `FORBID ` + `xxyy` (two digits each) per forbidden point + `.`.
 //! - `ABOUT` → `name="renju-zero", ...`. `END` → stop.
 //! - Unknown commands → `UNKNOWN ...`; malformed ones → `ERROR <what was wrong>`; the brain keeps
@@ -218,6 +221,50 @@ mod tests {
         fn value(&mut self, game: &Game) -> Result<Option<f32>> {
             Ok(Some(if game.board().stones()[2].0.y > game.board().stones()[0].0.y { 0.1 } else { 0.5 }))
         }
+    }
+
+    /// Answers every protocol decision with `self.0`, stones as [`Naughty`].
+    struct Decides(Action);
+    impl Agent for Decides {
+        fn new_game(&mut self, _seed: u64) -> Result<()> {
+            Ok(())
+        }
+        fn choose(&mut self, game: &Game) -> Result<Choice> {
+            if matches!(game.decision(), renju_rules::DecisionKind::PlaceStone(_)) {
+                return Naughty.choose(game);
+            }
+            Ok(Choice { action: self.0, value: Some(0.25), playouts: 1, reused: 0 })
+        }
+    }
+
+    fn brain_deciding(a: Action) -> Brain {
+        Brain::new(Box::new(move |_| Ok(Box::new(Decides(a)) as Box<dyn Agent>)), BrainOptions::default())
+    }
+
+    #[test]
+    fn swap2_choices_searched_in_the_swap2_game() {
+        let three = "START 15\nINFO rule 4\nSWAP2BOARD\n7,7\n7,6\n8,6\nDONE\n";
+        // Tentative White takes Black.
+        assert_eq!(run(&mut brain_deciding(Action::Swap), three)[1], "SWAP");
+        // Stays White: one white stone, the empty point nearest the centre.
+        assert_eq!(run(&mut brain_deciding(Action::Keep), three)[1], "6,8");
+        // Places stones 4 and 5.
+        let out = run(&mut brain_deciding(Action::Double), three);
+        assert_eq!(out[1], "6,8 7,8");
+        let all = run_all(&mut brain_deciding(Action::Double), three);
+        assert!(all.iter().any(|l| l == "MESSAGE swap2 choice double (value +0.250 for the decider)"), "{all:?}");
+
+        let five = "START 15\nINFO rule 4\nSWAP2BOARD\n7,7\n7,6\n8,6\n6,8\n7,8\nDONE\n";
+        // Tentative Black keeps Black: the opponent places stone 6.
+        assert_eq!(run(&mut brain_deciding(Action::Keep), five)[1], "SWAP");
+        // Takes White and places stone 6.
+        assert_eq!(run(&mut brain_deciding(Action::Swap), five)[1], "8,8");
+        // Double is no answer to the colour choice: the value decides (Naughty: 0.5 for White,
+        // so take White and play).
+        assert_eq!(run(&mut brain(), five)[1], "8,8");
+        // A repeated stone is an error naming it.
+        let bad = run(&mut brain(), "START 15\nSWAP2BOARD\n7,7\n7,7\n8,6\nDONE\n");
+        assert!(bad[1].starts_with("ERROR") && bad[1].contains("stone 2"), "{bad:?}");
     }
 
     fn brain() -> Brain {
