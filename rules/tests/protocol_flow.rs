@@ -6,28 +6,7 @@ use renju_rules::{
 };
 
 mod common;
-use common::{at, pt as p};
-
-fn game(protocol: &str) -> Game {
-    Game::new(15, Rule::Renju, protocol.parse().unwrap(), None).unwrap()
-}
-
-fn points(g: &Game) -> Vec<Point> {
-    g.legal_actions()
-        .into_iter()
-        .map(|a| match a {
-            Action::Place(q) => q,
-            other => panic!("expected points, got {other:?}"),
-        })
-        .collect()
-}
-
-/// Apply and check the decision that follows.
-fn step(g: &mut Game, who: Player, a: Action, next: (Player, DecisionKind)) {
-    assert_eq!(g.to_decide(), who, "before {a}");
-    g.apply(a).unwrap_or_else(|e| panic!("{a}: {e}"));
-    assert_eq!((g.to_decide(), g.decision()), next, "after {a}");
-}
+use common::{at, game, points, pt as p, step};
 
 const KS: [Action; 2] = [Action::Keep, Action::Swap];
 

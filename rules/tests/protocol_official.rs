@@ -2,32 +2,11 @@
 //! each decision step by step, every branch of the protocol decisions enumerated and counted,
 //! the placements and counts the rules forbid refused, and swaps counted.
 
-use renju_rules::{Action, Color, DecisionKind, Game, GameError, Opening, Player, Point, Protocol, Rule};
+use renju_rules::{Action, Color, DecisionKind, Game, GameError, Opening, Player, Protocol, Rule};
 use std::collections::BTreeMap;
 
 mod common;
-use common::{at, pt as p, pt_on};
-
-fn game(protocol: &str) -> Game {
-    Game::new(15, Rule::Renju, protocol.parse().unwrap(), None).unwrap()
-}
-
-/// Apply and check the decision that follows.
-fn step(g: &mut Game, who: Player, a: Action, next: (Player, DecisionKind)) {
-    assert_eq!(g.to_decide(), who, "before {a}");
-    g.apply(a).unwrap_or_else(|e| panic!("{a}: {e}"));
-    assert_eq!((g.to_decide(), g.decision()), next, "after {a}");
-}
-
-fn points(g: &Game) -> Vec<Point> {
-    g.legal_actions()
-        .into_iter()
-        .map(|a| match a {
-            Action::Place(q) => q,
-            other => panic!("expected points, got {other:?}"),
-        })
-        .collect()
-}
+use common::{at, game, points, pt as p, pt_on, step};
 
 fn swaps(g: &Game) -> usize {
     g.history().iter().filter(|(_, a)| *a == Action::Swap).count()

@@ -1,12 +1,12 @@
 //! Helpers shared by the rules integration tests (as `trainer/tests/common` is for the
 //! trainer's): points and stone lists written in notation (parsed by `renju_rules::notation`),
-//! and the random "realistic" position generator of the differential and symmetry tests.
+//! games under a protocol stepped decision by decision, and the random "realistic" position generator of the differential and symmetry tests.
 #![allow(dead_code)]
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use renju_rules::notation::{parse_moves, parse_point};
-use renju_rules::{Action, Color, Point};
+use renju_rules::{Action, Color, DecisionKind, Game, Player, Point, Rule};
 
 /// The point named `name` (`h8`) on a 15x15 board.
 pub fn pt(name: &str) -> Point {
@@ -89,4 +89,27 @@ pub fn realistic_position(rng: &mut ChaCha8Rng, size: usize) -> Vec<(Point, Colo
         }
     }
     stones
+}
+
+/// A 15x15 renju game under `protocol` (its string form).
+pub fn game(protocol: &str) -> Game {
+    Game::new(15, Rule::Renju, protocol.parse().unwrap(), None).unwrap()
+}
+
+/// Applies `a` as `who`'s decision and checks who decides what next.
+pub fn step(g: &mut Game, who: Player, a: Action, next: (Player, DecisionKind)) {
+    assert_eq!(g.to_decide(), who, "before {a}");
+    g.apply(a).unwrap_or_else(|e| panic!("{a}: {e}"));
+    assert_eq!((g.to_decide(), g.decision()), next, "after {a}");
+}
+
+/// The legal actions of `g`, which must all be placements, as points.
+pub fn points(g: &Game) -> Vec<Point> {
+    g.legal_actions()
+        .into_iter()
+        .map(|a| match a {
+            Action::Place(q) => q,
+            other => panic!("expected points, got {other:?}"),
+        })
+        .collect()
 }
