@@ -31,6 +31,7 @@ use crate::generations::{
     generation_dir_name, latest_record, list_generations, parse_generation_dir_name, read_latest, write_latest,
     LATEST_FILE,
 };
+use crate::training::{checkpoint_dir_name, parse_checkpoint_dir_name};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use object_store::path::Path as ObjPath;
 use object_store::{ObjectStore, PutMode, PutOptions, PutPayload};
@@ -39,9 +40,24 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// How long a trainer's lease on a remote run lasts without renewal (seconds); the trainer
-/// renews it every third of this.
+/// How long a trainer's lease on a remote run lasts without renewal (seconds), unless
+/// [`LEASE_SECONDS_ENV`] says otherwise; the trainer renews it every third of this.
 pub const LEASE_SECONDS: u64 = 60;
+
+/// The environment variable that sets the lease's duration in seconds instead of
+/// [`LEASE_SECONDS`] (at least 3: the trainer renews every third).
+pub const LEASE_SECONDS_ENV: &str = "RENJU_ZERO_LEASE_SECONDS";
+
+/// The lease duration: [`LEASE_SECONDS_ENV`] when set, else [`LEASE_SECONDS`]. Errors name a
+/// value that is not a whole number of seconds of at least 3.
+fn lease_seconds_from_env() -> Result<u64> {
+    let Some(v) = std::env::var_os(LEASE_SECONDS_ENV) else { return Ok(LEASE_SECONDS) };
+    let v = v.to_string_lossy();
+    match v.trim().parse::<u64>() {
+        Ok(s) if s >= 3 => Ok(s),
+        _ => bail!("{LEASE_SECONDS_ENV}={v:?}: the trainer lease needs a whole number of seconds, at least 3"),
+    }
+}
 
 /// The directory of the lease records under the run's prefix: `trainer-lease/NNNNNNNNNNNN`,
 /// one object per write of the lease (an epoch), the newest epoch the one in force.
@@ -108,6 +124,22 @@ pub fn manifest_object(g: u64) -> String {
 #[derive(serde::Serialize, serde::Deserialize, Debug)]
 struct Manifest {
     generation: u64,
+    files: BTreeMap<String, u64>,
+}
+
+/// The directory of checkpoints in the run, in the store as in a cache.
+pub const CHECKPOINTS_DIR: &str = "checkpoints";
+
+/// The manifest of the store's checkpoint at `step`, `checkpoints/step-NNNNNNNNN.manifest.json`:
+/// written after every file of the checkpoint; a checkpoint without it does not exist.
+pub fn checkpoint_manifest_object(step: u64) -> String {
+    format!("{CHECKPOINTS_DIR}/{}.manifest.json", checkpoint_dir_name(step))
+}
+
+/// A checkpoint's manifest: its step, its files and their sizes in bytes.
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
+struct CheckpointManifest {
+    step: u64,
     files: BTreeMap<String, u64>,
 }
 
@@ -201,7 +233,7 @@ impl ObjectRun {
             rt,
             uploaded: Mutex::default(),
             lease: Mutex::default(),
-            lease_seconds: LEASE_SECONDS,
+            lease_seconds: lease_seconds_from_env()?,
             #[cfg(test)]
             writes_left: Mutex::default(),
         })
@@ -318,31 +350,131 @@ impl ObjectRun {
                 m.generation,
                 m.files.len()
             );
-            let tmp = models.join(format!(".tmp-{name}-{}", std::process::id()));
-            std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-            let fetched = m.files.iter().try_for_each(|(f, &size)| {
-                ensure!(!f.contains('/') && f != "..", "{}/{manifest}: bad file name {f:?}", self.url);
-                let rel = format!("models/{name}/{f}");
-                let bytes = self.get(&rel)?.with_context(|| format!("{}/{rel} is missing", self.url))?;
-                ensure!(
-                    bytes.len() as u64 == size,
-                    "{}/{rel}: {} bytes, its manifest says {size}",
-                    self.url,
-                    bytes.len()
-                );
-                std::fs::write(tmp.join(f), bytes).with_context(|| format!("writing {}", tmp.join(f).display()))
-            });
-            if let Err(e) = fetched.and_then(|_| renju_fs::publish_dir(&tmp, &dest)) {
-                let _ = std::fs::remove_dir_all(&tmp);
-                if !dest.exists() {
-                    return Err(e);
-                }
-            }
+            self.download_dir(&format!("models/{name}"), &manifest, &m.files, &dest)?;
         }
         if read_latest(&models).ok().flatten() == Some(name) {
             return Ok(());
         }
         write_latest(&models, g)
+    }
+
+    /// Downloads the files `files` (name and size) of the store's directory `remote` into a
+    /// temporary directory next to `dest`, each checked against its size, and publishes it whole
+    /// as `dest` ([`renju_fs::publish_dir`]). `manifest` is the object that lists them (named in
+    /// errors). A `dest` that appeared meanwhile is kept.
+    fn download_dir(&self, remote: &str, manifest: &str, files: &BTreeMap<String, u64>, dest: &Path) -> Result<()> {
+        let parent = dest.parent().context("a download destination has a parent directory")?;
+        let name = dest.file_name().unwrap_or_default().to_string_lossy();
+        let tmp = parent.join(format!(".tmp-{name}-{}", std::process::id()));
+        if tmp.exists() {
+            std::fs::remove_dir_all(&tmp).with_context(|| format!("removing {}", tmp.display()))?;
+        }
+        std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+        let fetched = files.iter().try_for_each(|(f, &size)| {
+            ensure!(!f.contains('/') && f != "..", "{}/{manifest}: bad file name {f:?}", self.url);
+            let rel = format!("{remote}/{f}");
+            let bytes = self.get(&rel)?.with_context(|| format!("{}/{rel} is missing", self.url))?;
+            ensure!(bytes.len() as u64 == size, "{}/{rel}: {} bytes, its manifest says {size}", self.url, bytes.len());
+            std::fs::write(tmp.join(f), bytes).with_context(|| format!("writing {}", tmp.join(f).display()))
+        });
+        if let Err(e) = fetched.and_then(|_| renju_fs::publish_dir(&tmp, dest)) {
+            let _ = std::fs::remove_dir_all(&tmp);
+            if !dest.exists() {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// The steps of the checkpoints in the store (those with a manifest,
+    /// [`checkpoint_manifest_object`]), ascending.
+    pub fn checkpoint_steps(&self) -> Result<Vec<u64>> {
+        let mut steps: Vec<u64> = self
+            .list(CHECKPOINTS_DIR)?
+            .iter()
+            .filter_map(|n| parse_checkpoint_dir_name(n.strip_suffix(".manifest.json")?))
+            .collect();
+        steps.sort_unstable();
+        Ok(steps)
+    }
+
+    /// Uploads the local checkpoint directory `dir` (`checkpoints/step-NNNNNNNNN/`) unless the
+    /// store has that checkpoint already (its manifest): each file whole, then its manifest with a
+    /// conditional create, then `checkpoints/LATEST` (informative: a resume takes the newest
+    /// manifest). A file left by an upload cut midway (no manifest lists it, so nothing reads it)
+    /// is replaced. Then deletes the store's checkpoints older than the newest `keep` (manifest
+    /// first). Returns whether it uploaded.
+    pub fn push_checkpoint(&self, dir: &Path, keep: usize) -> Result<bool> {
+        let name = dir.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let step = parse_checkpoint_dir_name(&name)
+            .with_context(|| format!("{}: not a checkpoint directory (step-NNNNNNNNN)", dir.display()))?;
+        let manifest = checkpoint_manifest_object(step);
+        if self.get(&manifest)?.is_some() {
+            return Ok(false);
+        }
+        let mut files = BTreeMap::new();
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+            .with_context(|| format!("reading {}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
+            .collect();
+        paths.sort();
+        for p in paths {
+            let fname = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            let bytes = std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
+            let rel = format!("{CHECKPOINTS_DIR}/{name}/{fname}");
+            if !self.create(&rel, &bytes)? && self.get(&rel)?.as_deref() != Some(&bytes[..]) {
+                self.put(&rel, &bytes)?;
+            }
+            files.insert(fname, bytes.len() as u64);
+        }
+        ensure!(!files.is_empty(), "{}: an empty checkpoint directory", dir.display());
+        let record = serde_json::to_vec_pretty(&CheckpointManifest { step, files })?;
+        if !self.create(&manifest, &record)? {
+            return Ok(false);
+        }
+        self.put(&format!("{CHECKPOINTS_DIR}/{LATEST_FILE}"), format!("{name}\n").as_bytes())?;
+        let steps = self.checkpoint_steps()?;
+        let stale = steps.len().saturating_sub(keep.max(1));
+        for old in steps.into_iter().take(stale) {
+            let old_name = checkpoint_dir_name(old);
+            self.delete(&checkpoint_manifest_object(old))?;
+            for f in self.list(&format!("{CHECKPOINTS_DIR}/{old_name}"))? {
+                self.delete(&format!("{CHECKPOINTS_DIR}/{old_name}/{f}"))?;
+            }
+        }
+        Ok(true)
+    }
+
+    /// Downloads the store's checkpoint at `step` into `checkpoints/step-NNNNNNNNN/` of the
+    /// local run directory `local` unless it is there (exactly the files its manifest lists,
+    /// sizes checked, published whole). Returns its local directory.
+    pub fn pull_checkpoint(&self, step: u64, local: &Path) -> Result<PathBuf> {
+        let name = checkpoint_dir_name(step);
+        let dest = local.join(CHECKPOINTS_DIR).join(&name);
+        if !dest.exists() {
+            let manifest = checkpoint_manifest_object(step);
+            let bytes = self.get(&manifest)?.with_context(|| format!("{}/{manifest} is missing", self.url))?;
+            let m: CheckpointManifest = serde_json::from_slice(&bytes)
+                .with_context(|| format!("{}/{manifest}: not a checkpoint manifest", self.url))?;
+            ensure!(
+                m.step == step && !m.files.is_empty(),
+                "{}/{manifest}: names step {} with {} files",
+                self.url,
+                m.step,
+                m.files.len()
+            );
+            self.download_dir(&format!("{CHECKPOINTS_DIR}/{name}"), &manifest, &m.files, &dest)?;
+        }
+        Ok(dest)
+    }
+
+    /// Deletes the object `rel` (one that is not there is no error).
+    fn delete(&self, rel: &str) -> Result<()> {
+        match self.rt.block_on(self.store.delete(&self.key(rel))) {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(anyhow!("{}/{rel}: deleting failed: {e}", self.url)),
+        }
     }
 
     /// Uploads every local generation of `local/models/` newer than the store's `LATEST`: each
