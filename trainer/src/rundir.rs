@@ -339,6 +339,36 @@ mod tests {
     use std::time::{Duration, SystemTime};
 
     #[test]
+    fn a_fresh_cache_continues_the_store_s_logs_and_resumes_its_newest_checkpoint() {
+        use object_store::memory::InMemory;
+        let d = tempfile::tempdir().unwrap();
+        let store = Arc::new(ObjectRun::with_store("memory:///r", Arc::new(InMemory::new()), "r".into()).unwrap());
+        let run = |cache: &str| RunDir { root: d.path().join(cache), remote: Some(store.clone()) };
+        let (lost, fresh) = (run("lost"), run("fresh"));
+        std::fs::create_dir_all(&lost.root).unwrap();
+        std::fs::write(lost.log(), "lost 1\nlost 2\n").unwrap();
+        std::fs::write(lost.generations_log(), "{\"generation\":1}\n").unwrap();
+        let ckpt = lost.checkpoints().join("step-000000012");
+        std::fs::create_dir_all(&ckpt).unwrap();
+        std::fs::write(ckpt.join("state.json"), "{}").unwrap();
+        lost.sync_checkpoint_out(&ckpt, 2).unwrap();
+        // The fresh cache already holds its own first line; the store's come first.
+        std::fs::create_dir_all(&fresh.root).unwrap();
+        std::fs::write(fresh.log(), "fresh 1\n").unwrap();
+        fresh.sync_logs_in().unwrap();
+        assert_eq!(std::fs::read_to_string(fresh.log()).unwrap(), "lost 1\nlost 2\nfresh 1\n");
+        assert_eq!(std::fs::read_to_string(fresh.generations_log()).unwrap(), "{\"generation\":1}\n");
+        // Once the cache extends the store's copy it is kept as it is.
+        fresh.sync_logs_in().unwrap();
+        assert_eq!(std::fs::read_to_string(fresh.log()).unwrap(), "lost 1\nlost 2\nfresh 1\n");
+        assert_eq!(fresh.sync_checkpoint_in().unwrap(), Some(12));
+        assert_eq!(std::fs::read_to_string(fresh.checkpoints().join("LATEST")).unwrap(), "step-000000012\n");
+        assert_eq!(fresh.sync_checkpoint_in().unwrap(), None, "the cache is as new as the store");
+        // A local run exchanges nothing.
+        assert_eq!(RunDir::new(&d.path().join("local")).sync_checkpoint_in().unwrap(), None);
+    }
+
+    #[test]
     fn partial_shards_are_stale_only_when_their_writer_is_gone() {
         let dir = tempfile::tempdir().unwrap();
         let file = |name: &str, age_s: u64| {

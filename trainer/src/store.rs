@@ -813,6 +813,42 @@ mod tests {
     }
 
     #[test]
+    fn checkpoints_go_up_whole_once_and_only_the_newest_are_kept() {
+        let r = memory_run();
+        let d = tempfile::tempdir().unwrap();
+        let (cache, fresh) = (d.path().join("cache"), d.path().join("fresh"));
+        let write = |step: u64, bytes: &str| {
+            let dir = cache.join(CHECKPOINTS_DIR).join(checkpoint_dir_name(step));
+            std::fs::create_dir_all(&dir).unwrap();
+            for f in ["model.safetensors", "state.json"] {
+                std::fs::write(dir.join(f), format!("{f} {bytes}")).unwrap();
+            }
+            dir
+        };
+        assert_eq!(r.checkpoint_steps().unwrap(), Vec::<u64>::new());
+        // An upload cut after one file: no manifest, so no checkpoint; the retry, with other
+        // bytes, replaces the leftover.
+        let dir = write(8, "of a lost trainer");
+        *r.writes_left.lock().unwrap() = Some(1);
+        assert!(r.push_checkpoint(&dir, 2).is_err());
+        assert_eq!(r.checkpoint_steps().unwrap(), Vec::<u64>::new());
+        *r.writes_left.lock().unwrap() = None;
+        let dir = write(8, "at step 8");
+        assert!(r.push_checkpoint(&dir, 2).unwrap());
+        assert!(!r.push_checkpoint(&dir, 2).unwrap(), "a checkpoint is written once");
+        for step in [16, 24] {
+            assert!(r.push_checkpoint(&write(step, &format!("at step {step}")), 2).unwrap());
+        }
+        assert_eq!(r.checkpoint_steps().unwrap(), vec![16, 24]);
+        assert_eq!(r.list("checkpoints/step-000000008").unwrap(), Vec::<String>::new());
+        assert_eq!(r.get("checkpoints/LATEST").unwrap().unwrap(), b"step-000000024\n");
+        let got = r.pull_checkpoint(24, &fresh).unwrap();
+        assert_eq!(got, fresh.join("checkpoints/step-000000024"));
+        assert_eq!(std::fs::read_to_string(got.join("state.json")).unwrap(), "state.json at step 24");
+        assert!(r.pull_checkpoint(8, &d.path().join("other")).is_err(), "a pruned checkpoint was downloaded");
+    }
+
+    #[test]
     fn the_lease_is_renewed_while_a_long_step_runs() {
         let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
         let run = || {
