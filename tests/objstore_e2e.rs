@@ -3,7 +3,9 @@
 //! with its own cache directory, until two generations are published; one self-play process
 //! killed with SIGKILL and restarted. Then the run's invariants: contiguous generations, `LATEST`
 //! the newest, every shard readable, nothing duplicated, the trainer lease given back. The same
-//! scenario against a real S3 server (Garage) is `scripts/s3-e2e.sh`.
+//! scenario against a real S3 server (Garage) is `scripts/s3-e2e.sh`. And a lost trainer
+//! machine: the trainer SIGKILLed and its cache deleted, a new trainer on a new cache resumes
+//! from the store's checkpoint after the lease expires; `check-run` passes on the store.
 
 use renju_trainer::store::ObjectRun;
 use std::collections::{BTreeMap, BTreeSet};

@@ -17,8 +17,8 @@
 //! Storage: a run is either a local directory (written through `renju-fs`, temp file + rename)
 //! or a URL on object storage (`s3://bucket/prefix`, `gs://`, `az://`, `file://`; see
 //! [`crate::store`]). A remote run is worked on in a local cache directory (`root`) with the same
-//! layout; the `sync_*`/`*_lease` methods exchange its shards, generations and the trainer lease
-//! with the store and do nothing for a local run.
+//! layout; the `sync_*`/`*_lease` methods exchange its shards, generations, checkpoints, logs
+//! and the trainer lease with the store and do nothing for a local run.
 
 use crate::generations::{generation_dir_name, newest_generation, LATEST_FILE};
 use crate::process::{host_tag, is_running, lease_owner, process_tag};

@@ -20,6 +20,11 @@
 //!   (owner, expiry), the newest in force; taking it, taking over an expired one, renewing and
 //!   giving it back each create the next record with a conditional put, so two trainers racing
 //!   for it cannot both win, on every backend ([`LEASE_DIR`], [`LEASE_SECONDS`]).
+//! - the trainer's state: each checkpoint goes up whole (`checkpoints/step-NNNNNNNNN/*`, then
+//!   its manifest `checkpoints/step-NNNNNNNNN.manifest.json` created conditionally, then
+//!   `checkpoints/LATEST`), the newest `keep_checkpoints` kept; a trainer on a fresh cache
+//!   resumes from the newest one ([`ObjectRun::push_checkpoint`], [`ObjectRun::pull_checkpoint`]);
+//!   `train.log` and `generations.jsonl` are rewritten whole ([`crate::RunDir::sync_logs_out`]).
 //!
 //! Credentials and endpoints come from the standard environment variables read by
 //! `object_store`'s builders: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`,
