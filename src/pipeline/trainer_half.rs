@@ -52,18 +52,23 @@ pub fn trainer_loop(
 /// Remote run, with the trainer lease held: brings the trainer's state from the store into the
 /// cache, so that a trainer on a fresh machine continues the run where a lost one left it: the
 /// logs ([`RunDir::sync_logs_in`]), the store's newest checkpoint when newer than the cache's
-/// ([`RunDir::sync_checkpoint_in`]) and the newest published generation (the next one is
-/// numbered after it). A store with generations but no checkpoint cannot be resumed without
+/// ([`RunDir::sync_checkpoint_in`]) and the newest published generation, the one
+/// `models/LATEST` names or a newer one with its manifest (the next one is numbered after it). A store with generations but no checkpoint cannot be resumed without
 /// training from step 0 again under published generation numbers: an error.
 fn resume_from_store(run: &RunDir) -> Result<()> {
-    if run.remote.is_none() {
-        return Ok(());
-    }
+    let Some(remote) = &run.remote else { return Ok(()) };
     run.sync_logs_in()?;
     if let Some(step) = run.sync_checkpoint_in()? {
         run.note(&format!("downloaded the checkpoint at step {step} from {}", run.name()))?;
     }
-    if let Some((g, _)) = run.latest_generation()? {
+    let latest = run.latest_generation()?.map(|(g, _)| g);
+    // A generation whose manifest is there but which `models/LATEST` does not name yet (a kill
+    // in between) is published: resume after it, and the next upload moves `LATEST` to it.
+    let complete = remote.newest_manifest_generation()?;
+    if let Some(g) = complete.filter(|&g| latest.is_none_or(|l| g > l)) {
+        remote.pull_generation(g, &run.root)?;
+    }
+    if let Some(g) = latest.max(complete) {
         anyhow::ensure!(
             run.checkpoints().join(renju_trainer::generations::LATEST_FILE).exists(),
             "{}: generation {g} is published but neither the store nor the cache {} holds a checkpoint to \

@@ -328,6 +328,16 @@ impl ObjectRun {
             .ok_or_else(|| anyhow!("{}/models/{LATEST_FILE}: not a generation name: {:?}", self.url, text.trim()))
     }
 
+    /// The newest generation whose manifest is in the store: published whole, even when a kill
+    /// came before `models/LATEST` was moved to it (then newer than [`Self::latest_generation`]).
+    pub fn newest_manifest_generation(&self) -> Result<Option<u64>> {
+        Ok(self
+            .list("models")?
+            .iter()
+            .filter_map(|n| parse_generation_dir_name(n.strip_suffix(".manifest.json")?))
+            .max())
+    }
+
     /// Downloads generation `g` into `models/` of the local run directory `local` unless it is
     /// there, then points the local `LATEST` at it. Only a generation whose manifest
     /// ([`manifest_object`]) is in the store is downloaded, exactly the files it lists, each
@@ -792,6 +802,7 @@ mod tests {
         assert!(writer.push_generations(&cache).is_err());
         let reader = file_run(&store);
         assert_eq!(reader.latest_generation().unwrap(), Some(0));
+        assert_eq!(reader.newest_manifest_generation().unwrap(), Some(0));
         let e = reader.pull_generation(1, &other).unwrap_err();
         assert!(format!("{e:#}").contains("gen-000001"), "{e:#}");
         assert!(!other.join("models/gen-000001").exists(), "a partial generation reached a cache");
@@ -810,6 +821,7 @@ mod tests {
         writer.push_generations(&cache).unwrap();
         assert_eq!(writer.push_shards(&selfplay).unwrap(), 1);
         assert_eq!(reader.latest_generation().unwrap(), Some(1));
+        assert_eq!(reader.newest_manifest_generation().unwrap(), Some(1));
         reader.pull_generation(1, &other).unwrap();
         for f in files {
             assert_eq!(std::fs::read_to_string(other.join("models/gen-000001").join(f)).unwrap(), format!("{f} of 1"));
