@@ -3,7 +3,9 @@
 //! with its own cache directory, until two generations are published; one self-play process
 //! killed with SIGKILL and restarted. Then the run's invariants: contiguous generations, `LATEST`
 //! the newest, every shard readable, nothing duplicated, the trainer lease given back. The same
-//! scenario against a real S3 server (Garage) is `scripts/s3-e2e.sh`.
+//! scenario against a real S3 server (Garage) is `scripts/s3-e2e.sh`. And a lost trainer
+//! machine: the trainer SIGKILLed and its cache deleted, a new trainer on a new cache resumes
+//! from the store's checkpoint after the lease expires; `check-run` passes on the store.
 
 use renju_trainer::store::ObjectRun;
 use std::collections::{BTreeMap, BTreeSet};
@@ -133,4 +135,87 @@ fn an_unreachable_store_is_one_error_naming_the_url_and_nothing_is_written() {
         assert!(err.contains(url) && err.contains(what), "{url}: {err}");
         assert!(!cache.exists(), "{url}: the cache directory was created");
     }
+}
+
+/// The store's published generation (`models/LATEST`), 0 when none.
+fn latest(store: &ObjectRun) -> u64 {
+    store.latest_generation().unwrap().unwrap_or(0)
+}
+
+/// The trainer steps at which sessions started, from the run's `train.log` text.
+fn session_steps(log: &str) -> Vec<u64> {
+    log.lines()
+        .filter_map(|l| l.split("trainer at step ").nth(1))
+        .filter_map(|r| r.split_whitespace().next()?.parse().ok())
+        .collect()
+}
+
+#[test]
+fn a_trainer_on_a_fresh_machine_resumes_from_the_store_after_the_lost_one_s_lease_expires() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("store");
+    std::fs::create_dir(&root).unwrap();
+    let url = format!("file://{}", root.display());
+    // A generation every 8 steps, a checkpoint every 4; a 3-second lease.
+    let small = ["--set", "pipeline.steps_per_generation=8", "--set", "training.checkpoint_every=4"];
+    let trainer = |cache: &Path| {
+        let mut c = bin(cache);
+        c.env("RENJU_ZERO_LEASE_SECONDS", "3").args(["trainer", "--run", &url]);
+        c
+    };
+    let cache_a = dir.path().join("cache-a");
+    let mut a = trainer(&cache_a)
+        .args(["--config", CONFIG, "--max-generations", "5"])
+        .args(small)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the trainer's config.toml in the store", 60, || root.join("config.toml").exists());
+    let mut worker = selfplay(&url, &dir.path().join("cache-w"));
+    let store = ObjectRun::open(&url).unwrap();
+
+    // The trainer machine is lost once generation 1 is published: SIGKILL, its cache deleted.
+    wait_until("generation 1 in the store", 240, || latest(&store) >= 1);
+    a.kill().unwrap();
+    a.wait().unwrap();
+    std::fs::remove_dir_all(&cache_a).unwrap();
+    let lost_at = latest(&store);
+    let steps = store.checkpoint_steps().unwrap();
+    let &saved = steps.last().expect("the lost trainer's checkpoints are in the store");
+    assert!(saved > 0 && steps.len() <= 3, "checkpoints in the store: {steps:?}");
+    let log = String::from_utf8(store.get("train.log").unwrap().expect("train.log in the store")).unwrap();
+    assert_eq!(session_steps(&log), vec![0], "{log}");
+
+    // A trainer on a fresh machine (a new cache, no --config) once the lease has expired.
+    wait_until("the lost trainer's lease to expire", 30, || store.lease_holder().unwrap().is_none());
+    let target = (lost_at + 1).to_string();
+    let out = trainer(&dir.path().join("cache-b"))
+        .args(["--max-generations", &target])
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    worker.kill().unwrap();
+    worker.wait().unwrap();
+    assert!(out.status.success(), "the new trainer failed: {}", String::from_utf8_lossy(&out.stderr));
+
+    // It resumed from the newest checkpoint (the step never went back) and published the next
+    // generation: none re-published, none lost; the run's invariants hold in the store itself.
+    assert_eq!(latest(&store), lost_at + 1);
+    for g in 0..=lost_at + 1 {
+        assert!(store.get(&format!("models/gen-{g:06}.manifest.json")).unwrap().is_some(), "generation {g}");
+    }
+    let log = String::from_utf8(store.get("train.log").unwrap().unwrap()).unwrap();
+    assert_eq!(session_steps(&log), vec![0, saved], "{log}");
+    assert!(log.contains(&format!("downloaded the checkpoint at step {saved}")), "{log}");
+    let jsonl = String::from_utf8(store.get("generations.jsonl").unwrap().unwrap()).unwrap();
+    let listed: Vec<u64> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["generation"].as_u64().unwrap())
+        .collect();
+    assert_eq!(listed, (1..=lost_at + 1).collect::<Vec<_>>(), "{jsonl}");
+    assert!(store.checkpoint_steps().unwrap().last().unwrap() > &saved);
+    let check =
+        Command::new(env!("CARGO_BIN_EXE_renju-zero")).args(["check-run", "--run"]).arg(&root).output().unwrap();
+    assert!(check.status.success(), "check-run: {}", String::from_utf8_lossy(&check.stdout));
+    assert_eq!(store.lease_holder().unwrap(), None);
 }

@@ -49,6 +49,37 @@ pub fn trainer_loop(
     tl.close()
 }
 
+/// Remote run, with the trainer lease held: brings the trainer's state from the store into the
+/// cache, so that a trainer on a fresh machine continues the run where a lost one left it: the
+/// logs ([`RunDir::sync_logs_in`]), the store's newest checkpoint when newer than the cache's
+/// ([`RunDir::sync_checkpoint_in`]) and the newest published generation, the one
+/// `models/LATEST` names or a newer one with its manifest (the next one is numbered after it). A store with generations but no checkpoint cannot be resumed without
+/// training from step 0 again under published generation numbers: an error.
+fn resume_from_store(run: &RunDir) -> Result<()> {
+    let Some(remote) = &run.remote else { return Ok(()) };
+    run.sync_logs_in()?;
+    if let Some(step) = run.sync_checkpoint_in()? {
+        run.note(&format!("downloaded the checkpoint at step {step} from {}", run.name()))?;
+    }
+    let latest = run.latest_generation()?.map(|(g, _)| g);
+    // A generation whose manifest is there but which `models/LATEST` does not name yet (a kill
+    // in between) is published: resume after it, and the next upload moves `LATEST` to it.
+    let complete = remote.newest_manifest_generation()?;
+    if let Some(g) = complete.filter(|&g| latest.is_none_or(|l| g > l)) {
+        remote.pull_generation(g, &run.root)?;
+    }
+    if let Some(g) = latest.max(complete) {
+        anyhow::ensure!(
+            run.checkpoints().join(renju_trainer::generations::LATEST_FILE).exists(),
+            "{}: generation {g} is published but neither the store nor the cache {} holds a checkpoint to \
+             resume from; start the trainer on the machine whose cache holds it",
+            run.name(),
+            run.root.display()
+        );
+    }
+    Ok(())
+}
+
 /// The state of the trainer half between its phases.
 struct TrainerLoop<'a> {
     cfg: &'a RunConfig,
@@ -74,6 +105,7 @@ impl<'a> TrainerLoop<'a> {
     /// Opens or resumes the run's trainer and recovers `generations.jsonl` lines a kill lost.
     fn open(cfg: &'a RunConfig, run: &'a RunDir, reporter: &'a dyn Reporter) -> Result<TrainerLoop<'a>> {
         run.take_trainer_lease()?;
+        resume_from_store(run)?;
         let trainer = Trainer::open_or_resume(run, cfg.training.clone())
             .with_context(|| format!("opening the trainer of {}", run.name()))?;
         run.sync_generations_out()?;
@@ -167,6 +199,7 @@ impl<'a> TrainerLoop<'a> {
         self.gen = self.trainer.publish()?;
         self.run.sync_generations_out()?;
         self.log_generation()?;
+        self.run.sync_logs_out()?;
         let pruned = prune_generations(&self.run.models(), self.cfg.pipeline.keep_generations_every)?;
         if !pruned.is_empty() {
             self.run.note(&format!(
@@ -245,6 +278,7 @@ impl<'a> TrainerLoop<'a> {
             line.push_str(&format!(" (training starts at training.min_samples_to_train = {min})"));
         }
         self.run.note(&line)?;
+        self.run.sync_logs_out()?;
         self.reporter.report(Report::Line(&line));
         self.reporter.report(Report::Stopped(Half::Trainer));
         Ok(())

@@ -17,18 +17,24 @@
 //! Storage: a run is either a local directory (written through `renju-fs`, temp file + rename)
 //! or a URL on object storage (`s3://bucket/prefix`, `gs://`, `az://`, `file://`; see
 //! [`crate::store`]). A remote run is worked on in a local cache directory (`root`) with the same
-//! layout; the `sync_*`/`*_lease` methods exchange its shards, generations and the trainer lease
-//! with the store and do nothing for a local run.
+//! layout; the `sync_*`/`*_lease` methods exchange its shards, generations, checkpoints, logs
+//! and the trainer lease with the store and do nothing for a local run.
 
-use crate::generations::{generation_dir_name, newest_generation};
+use crate::generations::{generation_dir_name, newest_generation, LATEST_FILE};
 use crate::process::{host_tag, is_running, lease_owner, process_tag};
 use crate::runlock::RunLock;
 use crate::store::{default_cache_dir, is_remote, ObjectRun};
+use crate::training::{checkpoint_dir_name, parse_checkpoint_dir_name};
 use anyhow::{Context, Result};
 use renju_fs::append_line;
 use renju_selfplay::record::ShardName;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// `train.log`, under the run's root.
+pub const LOG_FILE: &str = "train.log";
+/// `generations.jsonl`, under the run's root.
+pub const GENERATIONS_LOG_FILE: &str = "generations.jsonl";
 
 /// The paths of one run directory, and the object store behind it for a remote run.
 #[derive(Clone, Debug)]
@@ -100,6 +106,61 @@ impl RunDir {
         self.remote.as_ref().map_or(Ok(()), |r| r.push_generations(&self.root))
     }
 
+    /// Remote run (trainer): uploads the checkpoint directory `dir` unless the store has it, keeps
+    /// the store's newest `keep` checkpoints ([`ObjectRun::push_checkpoint`]), then uploads the
+    /// trainer's logs ([`RunDir::sync_logs_out`]).
+    pub fn sync_checkpoint_out(&self, dir: &Path, keep: usize) -> Result<()> {
+        let Some(r) = &self.remote else { return Ok(()) };
+        r.push_checkpoint(dir, keep)?;
+        self.sync_logs_out()
+    }
+
+    /// Remote run (trainer): when the store's newest checkpoint is newer than the cache's
+    /// `checkpoints/LATEST` (or the cache has none: a fresh machine), downloads it and points
+    /// `checkpoints/LATEST` at it, so that the trainer resumes where the store's state is.
+    /// Returns the step downloaded, if any.
+    pub fn sync_checkpoint_in(&self) -> Result<Option<u64>> {
+        let Some(r) = &self.remote else { return Ok(None) };
+        let Some(&newest) = r.checkpoint_steps()?.last() else { return Ok(None) };
+        let latest = self.checkpoints().join(LATEST_FILE);
+        let local = std::fs::read_to_string(&latest).ok().and_then(|n| parse_checkpoint_dir_name(n.trim()));
+        if local.is_some_and(|s| s >= newest) {
+            return Ok(None);
+        }
+        r.pull_checkpoint(newest, &self.root)?;
+        renju_fs::write_atomic(&latest, format!("{}\n", checkpoint_dir_name(newest)).as_bytes())?;
+        Ok(Some(newest))
+    }
+
+    /// Remote run (trainer): uploads `train.log` and `generations.jsonl`, each rewritten whole.
+    pub fn sync_logs_out(&self) -> Result<()> {
+        let Some(r) = &self.remote else { return Ok(()) };
+        for (rel, path) in [(LOG_FILE, self.log()), (GENERATIONS_LOG_FILE, self.generations_log())] {
+            if let Ok(bytes) = std::fs::read(&path) {
+                r.put(rel, &bytes)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Remote run (trainer): makes the cache's `train.log` and `generations.jsonl` continue the
+    /// store's copies: a cache copy that extends the store's is kept (this machine wrote them);
+    /// one the store's extends is replaced by it; otherwise (a fresh cache holding only this
+    /// process's first lines) the store's copy comes first, the cache's lines after it.
+    pub fn sync_logs_in(&self) -> Result<()> {
+        let Some(r) = &self.remote else { return Ok(()) };
+        for (rel, path) in [(LOG_FILE, self.log()), (GENERATIONS_LOG_FILE, self.generations_log())] {
+            let Some(stored) = r.get(rel)? else { continue };
+            let local = std::fs::read(&path).unwrap_or_default();
+            if local.starts_with(&stored) {
+                continue;
+            }
+            let merged = if stored.starts_with(&local) { stored } else { [stored, local].concat() };
+            renju_fs::write_atomic(&path, &merged)?;
+        }
+        Ok(())
+    }
+
     /// Remote run: takes the one-trainer lease ([`crate::store::LEASE_SECONDS`]); an error names
     /// the trainer that holds it.
     pub fn take_trainer_lease(&self) -> Result<()> {
@@ -165,11 +226,11 @@ impl RunDir {
     }
     /// `train.log`: one summary line per generation and the run's notices.
     pub fn log(&self) -> PathBuf {
-        self.root.join("train.log")
+        self.root.join(LOG_FILE)
     }
     /// `generations.jsonl`: one JSON line per published generation.
     pub fn generations_log(&self) -> PathBuf {
-        self.root.join("generations.jsonl")
+        self.root.join(GENERATIONS_LOG_FILE)
     }
 
     /// `trainer.lock`: held by the one `train` / `trainer` process of the run.
@@ -276,6 +337,36 @@ pub fn partial_shard_is_stale(path: &Path, host: &str, grace: std::time::Duratio
 mod tests {
     use super::*;
     use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn a_fresh_cache_continues_the_store_s_logs_and_resumes_its_newest_checkpoint() {
+        use object_store::memory::InMemory;
+        let d = tempfile::tempdir().unwrap();
+        let store = Arc::new(ObjectRun::with_store("memory:///r", Arc::new(InMemory::new()), "r".into()).unwrap());
+        let run = |cache: &str| RunDir { root: d.path().join(cache), remote: Some(store.clone()) };
+        let (lost, fresh) = (run("lost"), run("fresh"));
+        std::fs::create_dir_all(&lost.root).unwrap();
+        std::fs::write(lost.log(), "lost 1\nlost 2\n").unwrap();
+        std::fs::write(lost.generations_log(), "{\"generation\":1}\n").unwrap();
+        let ckpt = lost.checkpoints().join("step-000000012");
+        std::fs::create_dir_all(&ckpt).unwrap();
+        std::fs::write(ckpt.join("state.json"), "{}").unwrap();
+        lost.sync_checkpoint_out(&ckpt, 2).unwrap();
+        // The fresh cache already holds its own first line; the store's come first.
+        std::fs::create_dir_all(&fresh.root).unwrap();
+        std::fs::write(fresh.log(), "fresh 1\n").unwrap();
+        fresh.sync_logs_in().unwrap();
+        assert_eq!(std::fs::read_to_string(fresh.log()).unwrap(), "lost 1\nlost 2\nfresh 1\n");
+        assert_eq!(std::fs::read_to_string(fresh.generations_log()).unwrap(), "{\"generation\":1}\n");
+        // Once the cache extends the store's copy it is kept as it is.
+        fresh.sync_logs_in().unwrap();
+        assert_eq!(std::fs::read_to_string(fresh.log()).unwrap(), "lost 1\nlost 2\nfresh 1\n");
+        assert_eq!(fresh.sync_checkpoint_in().unwrap(), Some(12));
+        assert_eq!(std::fs::read_to_string(fresh.checkpoints().join("LATEST")).unwrap(), "step-000000012\n");
+        assert_eq!(fresh.sync_checkpoint_in().unwrap(), None, "the cache is as new as the store");
+        // A local run exchanges nothing.
+        assert_eq!(RunDir::new(&d.path().join("local")).sync_checkpoint_in().unwrap(), None);
+    }
 
     #[test]
     fn partial_shards_are_stale_only_when_their_writer_is_gone() {

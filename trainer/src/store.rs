@@ -20,6 +20,11 @@
 //!   (owner, expiry), the newest in force; taking it, taking over an expired one, renewing and
 //!   giving it back each create the next record with a conditional put, so two trainers racing
 //!   for it cannot both win, on every backend ([`LEASE_DIR`], [`LEASE_SECONDS`]).
+//! - the trainer's state: each checkpoint goes up whole (`checkpoints/step-NNNNNNNNN/*`, then
+//!   its manifest `checkpoints/step-NNNNNNNNN.manifest.json` created conditionally, then
+//!   `checkpoints/LATEST`), the newest `keep_checkpoints` kept; a trainer on a fresh cache
+//!   resumes from the newest one ([`ObjectRun::push_checkpoint`], [`ObjectRun::pull_checkpoint`]);
+//!   `train.log` and `generations.jsonl` are rewritten whole ([`crate::RunDir::sync_logs_out`]).
 //!
 //! Credentials and endpoints come from the standard environment variables read by
 //! `object_store`'s builders: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`,
@@ -31,6 +36,7 @@ use crate::generations::{
     generation_dir_name, latest_record, list_generations, parse_generation_dir_name, read_latest, write_latest,
     LATEST_FILE,
 };
+use crate::training::{checkpoint_dir_name, parse_checkpoint_dir_name};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use object_store::path::Path as ObjPath;
 use object_store::{ObjectStore, PutMode, PutOptions, PutPayload};
@@ -39,9 +45,24 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// How long a trainer's lease on a remote run lasts without renewal (seconds); the trainer
-/// renews it every third of this.
+/// How long a trainer's lease on a remote run lasts without renewal (seconds), unless
+/// [`LEASE_SECONDS_ENV`] says otherwise; the trainer renews it every third of this.
 pub const LEASE_SECONDS: u64 = 60;
+
+/// The environment variable that sets the lease's duration in seconds instead of
+/// [`LEASE_SECONDS`] (at least 3: the trainer renews every third).
+pub const LEASE_SECONDS_ENV: &str = "RENJU_ZERO_LEASE_SECONDS";
+
+/// The lease duration: [`LEASE_SECONDS_ENV`] when set, else [`LEASE_SECONDS`]. Errors name a
+/// value that is not a whole number of seconds of at least 3.
+fn lease_seconds_from_env() -> Result<u64> {
+    let Some(v) = std::env::var_os(LEASE_SECONDS_ENV) else { return Ok(LEASE_SECONDS) };
+    let v = v.to_string_lossy();
+    match v.trim().parse::<u64>() {
+        Ok(s) if s >= 3 => Ok(s),
+        _ => bail!("{LEASE_SECONDS_ENV}={v:?}: the trainer lease needs a whole number of seconds, at least 3"),
+    }
+}
 
 /// The directory of the lease records under the run's prefix: `trainer-lease/NNNNNNNNNNNN`,
 /// one object per write of the lease (an epoch), the newest epoch the one in force.
@@ -108,6 +129,22 @@ pub fn manifest_object(g: u64) -> String {
 #[derive(serde::Serialize, serde::Deserialize, Debug)]
 struct Manifest {
     generation: u64,
+    files: BTreeMap<String, u64>,
+}
+
+/// The directory of checkpoints in the run, in the store as in a cache.
+pub const CHECKPOINTS_DIR: &str = "checkpoints";
+
+/// The manifest of the store's checkpoint at `step`, `checkpoints/step-NNNNNNNNN.manifest.json`:
+/// written after every file of the checkpoint; a checkpoint without it does not exist.
+pub fn checkpoint_manifest_object(step: u64) -> String {
+    format!("{CHECKPOINTS_DIR}/{}.manifest.json", checkpoint_dir_name(step))
+}
+
+/// A checkpoint's manifest: its step, its files and their sizes in bytes.
+#[derive(serde::Serialize, serde::Deserialize, Debug)]
+struct CheckpointManifest {
+    step: u64,
     files: BTreeMap<String, u64>,
 }
 
@@ -201,7 +238,7 @@ impl ObjectRun {
             rt,
             uploaded: Mutex::default(),
             lease: Mutex::default(),
-            lease_seconds: LEASE_SECONDS,
+            lease_seconds: lease_seconds_from_env()?,
             #[cfg(test)]
             writes_left: Mutex::default(),
         })
@@ -291,6 +328,16 @@ impl ObjectRun {
             .ok_or_else(|| anyhow!("{}/models/{LATEST_FILE}: not a generation name: {:?}", self.url, text.trim()))
     }
 
+    /// The newest generation whose manifest is in the store: published whole, even when a kill
+    /// came before `models/LATEST` was moved to it (then newer than [`Self::latest_generation`]).
+    pub fn newest_manifest_generation(&self) -> Result<Option<u64>> {
+        Ok(self
+            .list("models")?
+            .iter()
+            .filter_map(|n| parse_generation_dir_name(n.strip_suffix(".manifest.json")?))
+            .max())
+    }
+
     /// Downloads generation `g` into `models/` of the local run directory `local` unless it is
     /// there, then points the local `LATEST` at it. Only a generation whose manifest
     /// ([`manifest_object`]) is in the store is downloaded, exactly the files it lists, each
@@ -318,31 +365,131 @@ impl ObjectRun {
                 m.generation,
                 m.files.len()
             );
-            let tmp = models.join(format!(".tmp-{name}-{}", std::process::id()));
-            std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-            let fetched = m.files.iter().try_for_each(|(f, &size)| {
-                ensure!(!f.contains('/') && f != "..", "{}/{manifest}: bad file name {f:?}", self.url);
-                let rel = format!("models/{name}/{f}");
-                let bytes = self.get(&rel)?.with_context(|| format!("{}/{rel} is missing", self.url))?;
-                ensure!(
-                    bytes.len() as u64 == size,
-                    "{}/{rel}: {} bytes, its manifest says {size}",
-                    self.url,
-                    bytes.len()
-                );
-                std::fs::write(tmp.join(f), bytes).with_context(|| format!("writing {}", tmp.join(f).display()))
-            });
-            if let Err(e) = fetched.and_then(|_| renju_fs::publish_dir(&tmp, &dest)) {
-                let _ = std::fs::remove_dir_all(&tmp);
-                if !dest.exists() {
-                    return Err(e);
-                }
-            }
+            self.download_dir(&format!("models/{name}"), &manifest, &m.files, &dest)?;
         }
         if read_latest(&models).ok().flatten() == Some(name) {
             return Ok(());
         }
         write_latest(&models, g)
+    }
+
+    /// Downloads the files `files` (name and size) of the store's directory `remote` into a
+    /// temporary directory next to `dest`, each checked against its size, and publishes it whole
+    /// as `dest` ([`renju_fs::publish_dir`]). `manifest` is the object that lists them (named in
+    /// errors). A `dest` that appeared meanwhile is kept.
+    fn download_dir(&self, remote: &str, manifest: &str, files: &BTreeMap<String, u64>, dest: &Path) -> Result<()> {
+        let parent = dest.parent().context("a download destination has a parent directory")?;
+        let name = dest.file_name().unwrap_or_default().to_string_lossy();
+        let tmp = parent.join(format!(".tmp-{name}-{}", std::process::id()));
+        if tmp.exists() {
+            std::fs::remove_dir_all(&tmp).with_context(|| format!("removing {}", tmp.display()))?;
+        }
+        std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+        let fetched = files.iter().try_for_each(|(f, &size)| {
+            ensure!(!f.contains('/') && f != "..", "{}/{manifest}: bad file name {f:?}", self.url);
+            let rel = format!("{remote}/{f}");
+            let bytes = self.get(&rel)?.with_context(|| format!("{}/{rel} is missing", self.url))?;
+            ensure!(bytes.len() as u64 == size, "{}/{rel}: {} bytes, its manifest says {size}", self.url, bytes.len());
+            std::fs::write(tmp.join(f), bytes).with_context(|| format!("writing {}", tmp.join(f).display()))
+        });
+        if let Err(e) = fetched.and_then(|_| renju_fs::publish_dir(&tmp, dest)) {
+            let _ = std::fs::remove_dir_all(&tmp);
+            if !dest.exists() {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// The steps of the checkpoints in the store (those with a manifest,
+    /// [`checkpoint_manifest_object`]), ascending.
+    pub fn checkpoint_steps(&self) -> Result<Vec<u64>> {
+        let mut steps: Vec<u64> = self
+            .list(CHECKPOINTS_DIR)?
+            .iter()
+            .filter_map(|n| parse_checkpoint_dir_name(n.strip_suffix(".manifest.json")?))
+            .collect();
+        steps.sort_unstable();
+        Ok(steps)
+    }
+
+    /// Uploads the local checkpoint directory `dir` (`checkpoints/step-NNNNNNNNN/`) unless the
+    /// store has that checkpoint already (its manifest): each file whole, then its manifest with a
+    /// conditional create, then `checkpoints/LATEST` (informative: a resume takes the newest
+    /// manifest). A file left by an upload cut midway (no manifest lists it, so nothing reads it)
+    /// is replaced. Then deletes the store's checkpoints older than the newest `keep` (manifest
+    /// first). Returns whether it uploaded.
+    pub fn push_checkpoint(&self, dir: &Path, keep: usize) -> Result<bool> {
+        let name = dir.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let step = parse_checkpoint_dir_name(&name)
+            .with_context(|| format!("{}: not a checkpoint directory (step-NNNNNNNNN)", dir.display()))?;
+        let manifest = checkpoint_manifest_object(step);
+        if self.get(&manifest)?.is_some() {
+            return Ok(false);
+        }
+        let mut files = BTreeMap::new();
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+            .with_context(|| format!("reading {}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
+            .collect();
+        paths.sort();
+        for p in paths {
+            let fname = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            let bytes = std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
+            let rel = format!("{CHECKPOINTS_DIR}/{name}/{fname}");
+            if !self.create(&rel, &bytes)? && self.get(&rel)?.as_deref() != Some(&bytes[..]) {
+                self.put(&rel, &bytes)?;
+            }
+            files.insert(fname, bytes.len() as u64);
+        }
+        ensure!(!files.is_empty(), "{}: an empty checkpoint directory", dir.display());
+        let record = serde_json::to_vec_pretty(&CheckpointManifest { step, files })?;
+        if !self.create(&manifest, &record)? {
+            return Ok(false);
+        }
+        self.put(&format!("{CHECKPOINTS_DIR}/{LATEST_FILE}"), format!("{name}\n").as_bytes())?;
+        let steps = self.checkpoint_steps()?;
+        let stale = steps.len().saturating_sub(keep.max(1));
+        for old in steps.into_iter().take(stale) {
+            let old_name = checkpoint_dir_name(old);
+            self.delete(&checkpoint_manifest_object(old))?;
+            for f in self.list(&format!("{CHECKPOINTS_DIR}/{old_name}"))? {
+                self.delete(&format!("{CHECKPOINTS_DIR}/{old_name}/{f}"))?;
+            }
+        }
+        Ok(true)
+    }
+
+    /// Downloads the store's checkpoint at `step` into `checkpoints/step-NNNNNNNNN/` of the
+    /// local run directory `local` unless it is there (exactly the files its manifest lists,
+    /// sizes checked, published whole). Returns its local directory.
+    pub fn pull_checkpoint(&self, step: u64, local: &Path) -> Result<PathBuf> {
+        let name = checkpoint_dir_name(step);
+        let dest = local.join(CHECKPOINTS_DIR).join(&name);
+        if !dest.exists() {
+            let manifest = checkpoint_manifest_object(step);
+            let bytes = self.get(&manifest)?.with_context(|| format!("{}/{manifest} is missing", self.url))?;
+            let m: CheckpointManifest = serde_json::from_slice(&bytes)
+                .with_context(|| format!("{}/{manifest}: not a checkpoint manifest", self.url))?;
+            ensure!(
+                m.step == step && !m.files.is_empty(),
+                "{}/{manifest}: names step {} with {} files",
+                self.url,
+                m.step,
+                m.files.len()
+            );
+            self.download_dir(&format!("{CHECKPOINTS_DIR}/{name}"), &manifest, &m.files, &dest)?;
+        }
+        Ok(dest)
+    }
+
+    /// Deletes the object `rel` (one that is not there is no error).
+    fn delete(&self, rel: &str) -> Result<()> {
+        match self.rt.block_on(self.store.delete(&self.key(rel))) {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(anyhow!("{}/{rel}: deleting failed: {e}", self.url)),
+        }
     }
 
     /// Uploads every local generation of `local/models/` newer than the store's `LATEST`: each
@@ -655,6 +802,7 @@ mod tests {
         assert!(writer.push_generations(&cache).is_err());
         let reader = file_run(&store);
         assert_eq!(reader.latest_generation().unwrap(), Some(0));
+        assert_eq!(reader.newest_manifest_generation().unwrap(), Some(0));
         let e = reader.pull_generation(1, &other).unwrap_err();
         assert!(format!("{e:#}").contains("gen-000001"), "{e:#}");
         assert!(!other.join("models/gen-000001").exists(), "a partial generation reached a cache");
@@ -673,11 +821,48 @@ mod tests {
         writer.push_generations(&cache).unwrap();
         assert_eq!(writer.push_shards(&selfplay).unwrap(), 1);
         assert_eq!(reader.latest_generation().unwrap(), Some(1));
+        assert_eq!(reader.newest_manifest_generation().unwrap(), Some(1));
         reader.pull_generation(1, &other).unwrap();
         for f in files {
             assert_eq!(std::fs::read_to_string(other.join("models/gen-000001").join(f)).unwrap(), format!("{f} of 1"));
         }
         assert_eq!(reader.pull_shards(&other.join("selfplay")).unwrap(), 1);
+    }
+
+    #[test]
+    fn checkpoints_go_up_whole_once_and_only_the_newest_are_kept() {
+        let r = memory_run();
+        let d = tempfile::tempdir().unwrap();
+        let (cache, fresh) = (d.path().join("cache"), d.path().join("fresh"));
+        let write = |step: u64, bytes: &str| {
+            let dir = cache.join(CHECKPOINTS_DIR).join(checkpoint_dir_name(step));
+            std::fs::create_dir_all(&dir).unwrap();
+            for f in ["model.safetensors", "state.json"] {
+                std::fs::write(dir.join(f), format!("{f} {bytes}")).unwrap();
+            }
+            dir
+        };
+        assert_eq!(r.checkpoint_steps().unwrap(), Vec::<u64>::new());
+        // An upload cut after one file: no manifest, so no checkpoint; the retry, with other
+        // bytes, replaces the leftover.
+        let dir = write(8, "of a lost trainer");
+        *r.writes_left.lock().unwrap() = Some(1);
+        assert!(r.push_checkpoint(&dir, 2).is_err());
+        assert_eq!(r.checkpoint_steps().unwrap(), Vec::<u64>::new());
+        *r.writes_left.lock().unwrap() = None;
+        let dir = write(8, "at step 8");
+        assert!(r.push_checkpoint(&dir, 2).unwrap());
+        assert!(!r.push_checkpoint(&dir, 2).unwrap(), "a checkpoint is written once");
+        for step in [16, 24] {
+            assert!(r.push_checkpoint(&write(step, &format!("at step {step}")), 2).unwrap());
+        }
+        assert_eq!(r.checkpoint_steps().unwrap(), vec![16, 24]);
+        assert_eq!(r.list("checkpoints/step-000000008").unwrap(), Vec::<String>::new());
+        assert_eq!(r.get("checkpoints/LATEST").unwrap().unwrap(), b"step-000000024\n");
+        let got = r.pull_checkpoint(24, &fresh).unwrap();
+        assert_eq!(got, fresh.join("checkpoints/step-000000024"));
+        assert_eq!(std::fs::read_to_string(got.join("state.json")).unwrap(), "state.json at step 24");
+        assert!(r.pull_checkpoint(8, &d.path().join("other")).is_err(), "a pruned checkpoint was downloaded");
     }
 
     #[test]

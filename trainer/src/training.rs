@@ -38,6 +38,21 @@ pub const OPTIMIZER_FILE: &str = "optimizer.safetensors";
 /// Training state file in a checkpoint.
 pub const STATE_FILE: &str = "state.json";
 
+/// The directory name of the checkpoint at `step`: `step-NNNNNNNNN`.
+pub fn checkpoint_dir_name(step: u64) -> String {
+    format!("step-{step:09}")
+}
+
+/// The step of a checkpoint directory name ([`checkpoint_dir_name`]), if it is one.
+pub fn parse_checkpoint_dir_name(name: &str) -> Option<u64> {
+    let digits = name.strip_prefix("step-")?;
+    if digits.len() >= 9 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        digits.parse().ok()
+    } else {
+        None
+    }
+}
+
 /// `state.json` of a checkpoint.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -408,11 +423,12 @@ impl Trainer {
 
     /// Writes a checkpoint of the current step (a no-op when it exists): weights, optimiser
     /// state and `state.json` into a temporary directory renamed to `step-NNNNNNNNN`, then
-    /// `checkpoints/LATEST`; keeps the newest `keep_checkpoints`. Returns its directory.
+    /// `checkpoints/LATEST`; keeps the newest `keep_checkpoints`. A remote run then uploads it
+    /// and the trainer's logs ([`RunDir::sync_checkpoint_out`]). Returns its directory.
     pub fn checkpoint(&mut self) -> Result<PathBuf> {
         let root = self.run.checkpoints();
         std::fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
-        let name = format!("step-{:09}", self.step);
+        let name = checkpoint_dir_name(self.step);
         let dest = root.join(&name);
         if !dest.exists() {
             let tmp = root.join(format!(".tmp-{name}-{}", std::process::id()));
@@ -446,6 +462,7 @@ impl Trainer {
                 std::fs::remove_dir_all(&old).with_context(|| format!("removing old checkpoint {}", old.display()))?;
             }
         }
+        self.run.sync_checkpoint_out(&dest, self.config.keep_checkpoints)?;
         Ok(dest)
     }
 
