@@ -101,7 +101,8 @@ pub struct SearchSettings {
     /// Decisions `0..explore` of a game (by [`Game::history`] length) are sampled in proportion
     /// to the root visit counts instead of taking the most visited action (diversity). Default 0.
     pub explore: usize,
-    /// PUCT parameters (no root noise is used in evaluation).
+    /// PUCT parameters (no root noise is used in evaluation). The default turns the solver on
+    /// ([`SearchConfig::solver`]): proven wins and losses decide the move.
     pub config: SearchConfig,
     /// Tree reuse: keep the search tree between decisions, so a decision whose position follows
     /// from the last searched one by the moves played starts from that position's subtree with
@@ -116,7 +117,7 @@ impl Default for SearchSettings {
             limit: SearchLimit::default(),
             batch: 8,
             explore: 0,
-            config: SearchConfig::default(),
+            config: SearchConfig { solver: true, ..SearchConfig::default() },
             reuse_tree: false,
         }
     }
@@ -218,7 +219,7 @@ impl MctsAgent {
             let before = start.elapsed();
             let target = (m.root_visits() as u64 + chunk).min(cap) as u32;
             search_with(m, target, batch, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
-            if m.root_visits() as u64 >= cap || m.root_forced().is_some() {
+            if m.root_visits() as u64 >= cap || m.root_forced().is_some() || m.root_proven().is_some() {
                 break;
             }
             if let Some(t) = limit.time {
@@ -255,10 +256,12 @@ impl Agent for MctsAgent {
         // Sampling in proportion to the visits (temperature 1) during the first `explore`
         // decisions, the most visited child afterwards.
         let explore = game.history().len() < self.settings.explore;
-        // Gumbel: the search's own choice (noise only on the explore decisions).
-        let pick = m
-            .gumbel_action()
-            .or_else(|| pick_by_visits(&m.root_children(), if explore { 1.0 } else { 0.0 }, &mut self.rng));
+        // A proven root (solver): the most visited of its proven wins, or of the moves not proven
+        // lost. Gumbel: the search's own choice (noise only on the explore decisions).
+        let choices = m.root_choices();
+        let pick = if m.root_proven().is_some() { pick_by_visits(&choices, 0.0, &mut self.rng) } else { None }
+            .or_else(|| m.gumbel_action().filter(|a| choices.iter().any(|c| c.0 == *a)))
+            .or_else(|| pick_by_visits(&choices, if explore { 1.0 } else { 0.0 }, &mut self.rng));
         let action = pick
             .and_then(|c| action_from_index(c, size))
             .filter(|&a| game.is_legal(a))
@@ -353,6 +356,62 @@ mod tests {
         fresh.choose(&other).unwrap();
         assert_eq!(fresh.choose(&other).unwrap().reused, 0);
         assert!(fresh.kept_tree().is_none());
+    }
+
+    /// The solver (on by default): a five is a proven win, played after a few playouts with the
+    /// value exactly +1, even with the shortcuts off; against a double four every move is a
+    /// proven loss, reported as exactly -1, and a legal move is still played.
+    #[test]
+    fn the_solver_plays_a_proven_win_at_once_and_reports_a_proven_loss() {
+        use renju_rules::{Point, Rule};
+        use renju_selfplay::eval::HeuristicEvaluator;
+        let pts = |v: &[(u8, u8)]| v.iter().map(|&(x, y)| Point::new(x, y)).collect::<Vec<_>>();
+        // Black (to move) has a four on row 7, closed at (2, 7): the five is (7, 7).
+        let g = Game::from_position(
+            15,
+            Rule::Renju,
+            &pts(&[(3, 7), (2, 7), (4, 7), (0, 0), (5, 7), (14, 0), (6, 7), (0, 14)]),
+        )
+        .unwrap();
+        for shortcuts in [true, false] {
+            let mut s = SearchSettings { limit: SearchLimit { playouts: Some(16), time: None }, ..Default::default() };
+            assert!(s.config.solver, "on by default for search players");
+            s.config.shortcuts = shortcuts;
+            let mut a = MctsAgent::new(Box::new(HeuristicEvaluator::new(15)), s);
+            a.new_game(1).unwrap();
+            let c = a.choose(&g).unwrap();
+            assert_eq!(c.action, Action::Place(Point::new(7, 7)), "shortcuts {shortcuts}");
+            assert_eq!(c.value, Some(1.0));
+            assert!(c.playouts < 16, "stopped once proven: {} playouts", c.playouts);
+        }
+        // White to move against Black's fours on row 7 and column 10: lost whatever White does.
+        let g = Game::from_position(
+            15,
+            Rule::Renju,
+            &pts(&[
+                (3, 7),
+                (2, 7),
+                (4, 7),
+                (10, 2),
+                (5, 7),
+                (0, 0),
+                (6, 7),
+                (14, 0),
+                (10, 3),
+                (0, 14),
+                (10, 4),
+                (14, 14),
+                (10, 5),
+                (0, 10),
+                (10, 6),
+            ]),
+        )
+        .unwrap();
+        let mut a = MctsAgent::new(Box::new(HeuristicEvaluator::new(15)), SearchSettings::default());
+        let c = a.choose(&g).unwrap();
+        assert_eq!(c.value, Some(-1.0));
+        assert!(g.is_legal(c.action));
+        assert!(c.playouts < 200, "{} playouts", c.playouts);
     }
 
     #[test]

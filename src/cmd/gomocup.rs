@@ -60,7 +60,7 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
     let load_model = evaluator_loader(DeviceChoice::Auto.resolve()?);
     let batch = args.batch.max(1);
     let algorithm: SearchAlgorithm = args.algorithm.parse().context("--algorithm")?;
-    let config = SearchConfig { algorithm, vcf_nodes: args.vcf_nodes, ..SearchConfig::default() };
+    let config = SearchConfig { algorithm, vcf_nodes: args.vcf_nodes, solver: true, ..SearchConfig::default() };
     let reuse_tree = !args.no_tree_reuse;
     let factory = Box::new(move |size: usize| -> Result<Box<dyn Agent>> {
         let eval = spec.build(size, &load_model)?;

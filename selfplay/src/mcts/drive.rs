@@ -15,8 +15,9 @@ where
     search_until(mcts, visits, batch, None, rng, eval)
 }
 
-/// [`search_with`], stopping early (after the current batch) once `deadline` has passed. A
-/// Gumbel search ([`Mcts::start_gumbel`]) runs until its budget is spent (`visits` is ignored).
+/// [`search_with`], stopping early (after the current batch) once `deadline` has passed, or
+/// once the solver ([`crate::mcts::SearchConfig::solver`]) proved the root. A Gumbel search
+/// ([`Mcts::start_gumbel`]) runs until its budget is spent (`visits` is ignored).
 pub fn search_until<R: Rng, F>(
     mcts: &mut Mcts,
     visits: u32,
@@ -31,7 +32,7 @@ where
     let mut planes = Vec::new();
     let mut globals = Vec::new();
     let mut stalls = 0;
-    while mcts.search_remaining(visits) > 0 {
+    while mcts.search_remaining(visits) > 0 && mcts.root_proven().is_none() {
         if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
             break;
         }

@@ -6,7 +6,8 @@
 use super::config::SearchConfig;
 use super::gumbel::GumbelSearch;
 use super::node::{
-    by_prior, sign, sort_tail, ChildSorter, Node, NodeState, F_CHECKED, F_PRUNED, F_TAIL_UNSORTED, NONE, SORTED_PREFIX,
+    by_prior, sign, sort_tail, ChildSorter, Node, NodeState, F_CHECKED, F_PROVEN, F_PRUNED, F_TAIL_UNSORTED, NONE,
+    SORTED_PREFIX,
 };
 use crate::action::{action_index, action_space_size};
 use crate::encode::{NUM_GLOBALS, NUM_PLANES};
@@ -162,6 +163,12 @@ impl Mcts {
         self.pending.len()
     }
 
+    /// The decider at the root (0 = First) as the walker, standing at the root between
+    /// playouts, sees it.
+    pub(super) fn walker_decider(&self) -> u8 {
+        self.walker.decider().index() as u8
+    }
+
     /// Counters since the last call; resets them.
     pub fn take_stats(&mut self) -> SearchStats {
         std::mem::take(&mut self.stats)
@@ -214,7 +221,7 @@ impl Mcts {
         let mut added = 0;
         let pl = NUM_PLANES * self.size * self.size;
         for _ in 0..max_playouts {
-            if added >= max_leaves {
+            if added >= max_leaves || self.root_proven().is_some() {
                 break;
             }
             let gumbel = self.gumbel.is_some() || self.gumbel_wanted.is_some();
@@ -306,6 +313,11 @@ impl Mcts {
                         }
                     }
                 }
+                Expanded if depth > 0 && nd.flags & F_PROVEN != 0 => {
+                    // A proven node (solver): its exact value, as a terminal one.
+                    self.backup_direct(nd.terminal);
+                    return PlayoutEnd::Done;
+                }
                 Expanded => {
                     let forced = if depth == 0 { self.gumbel.as_ref().and_then(|g| g.next()) } else { None };
                     let Some(child) = forced.or_else(|| self.select(node, depth == 0)) else {
@@ -383,6 +395,8 @@ impl Mcts {
         let mut visited_prior = 0.0f32;
         let mut best = None;
         let mut best_score = f32::NEG_INFINITY;
+        // The first proven-losing child seen (solver).
+        let mut lost = None;
         let std::ops::Range { mut start, end } = nd.children();
         // Scan the visited children over a slice (no bounds checks) up to the first unvisited
         // live child; that one is checked for legality (if not yet), scored with the FPU and
@@ -398,7 +412,7 @@ impl Mcts {
                 // and the first-maximum comparison go through them in order, as below.
                 if let Some(ch) = kids.get(k..k + CHUNK) {
                     let ch: &[Node; CHUNK] = ch.try_into().expect("chunk");
-                    if ch.iter().all(|x| x.flags & F_PRUNED == 0 && x.n + x.vl != 0) {
+                    if ch.iter().all(|x| x.flags & (F_PRUNED | F_PROVEN) == 0 && x.n + x.vl != 0) {
                         let mut sc = [0.0f32; CHUNK];
                         for (o, x) in sc.iter_mut().zip(ch) {
                             let nn = x.n + x.vl;
@@ -419,6 +433,17 @@ impl Mcts {
                 let ch = &kids[k];
                 k += 1;
                 if ch.flags & F_PRUNED != 0 {
+                    continue;
+                }
+                if ch.flags & F_PROVEN != 0 {
+                    // Solver: a proven win for the decider is taken at once; a proven loss is
+                    // skipped (taken only when every live child is one).
+                    let at = (start + k - 1) as u32;
+                    if s * ch.terminal > 0.0 {
+                        return Some(at);
+                    }
+                    lost.get_or_insert(at);
+                    visited_prior += ch.prior;
                     continue;
                 }
                 let nn = ch.n + ch.vl;
@@ -458,7 +483,7 @@ impl Mcts {
             }
             break;
         }
-        best
+        best.or(lost)
     }
 
     fn backup_direct(&mut self, v_first: f32) {
@@ -468,6 +493,45 @@ impl Mcts {
             n.w += v_first;
         }
         self.stats.playouts += 1;
+        if self.cfg.solver {
+            self.propagate_proof();
+        }
+    }
+
+    /// Solver: after a playout that ended at an exact value, marks the end of the path proven
+    /// (a terminal win or loss) and the proof up the path while it holds: a parent is proven
+    /// when the proven child wins for the parent's decider, or when every live child of the
+    /// parent is a proven win for the opponent. Children not yet visited are not proven, so a
+    /// parent with one is not proven lost (its forbidden points are pruned when selection reaches
+    /// them). A draw proves nothing.
+    fn propagate_proof(&mut self) {
+        let Some(&leaf) = self.path.last() else { return };
+        let nd = self.nodes[leaf as usize];
+        if nd.flags & F_PROVEN == 0 {
+            if nd.state != Terminal || nd.terminal.abs() != 1.0 {
+                return;
+            }
+            self.nodes[leaf as usize].flags |= F_PROVEN;
+        }
+        for k in (1..self.path.len()).rev() {
+            let (c, p) = (self.path[k] as usize, self.path[k - 1] as usize);
+            let v = self.nodes[c].terminal;
+            let pn = self.nodes[p];
+            if pn.flags & F_PROVEN != 0 {
+                break;
+            }
+            let s = sign(pn.decider);
+            let proven = s * v > 0.0
+                || self.nodes[pn.children()]
+                    .iter()
+                    .all(|x| x.flags & F_PRUNED != 0 || (x.flags & F_PROVEN != 0 && s * x.terminal < 0.0));
+            if !proven {
+                break;
+            }
+            let n = &mut self.nodes[p];
+            n.flags |= F_PROVEN;
+            n.terminal = v;
+        }
     }
 
     /// Deliver the evaluator's output for the leaves of the last [`Mcts::gather`] calls, in
