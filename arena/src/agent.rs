@@ -12,7 +12,9 @@ use renju_rules::{Action, Game};
 use renju_selfplay::action::{action_from_index, action_space_size};
 use renju_selfplay::encode::{encode, NUM_GLOBALS, NUM_PLANES};
 use renju_selfplay::eval::Evaluator;
-use renju_selfplay::mcts::{pick_by_visits, search_until, search_with, Mcts, SearchAlgorithm, SearchConfig};
+use renju_selfplay::mcts::{
+    pick_by_visits, search_parallel, search_until, search_with, Mcts, SearchAlgorithm, SearchConfig,
+};
 
 /// Simulations of a Gumbel root search under a time limit alone (it stops at the deadline,
 /// playing the best of the actions still in the halving).
@@ -53,6 +55,11 @@ pub trait Agent: Send {
     fn value(&mut self, game: &Game) -> Result<Option<f32>> {
         let _ = game;
         Ok(None)
+    }
+    /// Search threads for the next decisions (the Gomocup `INFO thread_num`); agents that do not
+    /// search in parallel ignore it (the default).
+    fn set_threads(&mut self, threads: usize) {
+        let _ = threads;
     }
     /// Drops whatever the agent kept from earlier decisions (a search tree): the next decision
     /// starts afresh. For a position that does not follow from the last one by the moves played
@@ -109,6 +116,10 @@ pub struct SearchSettings {
     /// its visits ([`Mcts::follow`]). Default off: every decision then depends only on the
     /// position and the seed (reproducible arena matches); the Gomocup brain turns it on.
     pub reuse_tree: bool,
+    /// Search threads for one decision ([`search_parallel`]), each with its own evaluator (as
+    /// many as the agent was built with, [`MctsAgent::with_evaluators`]). Default 1: arena
+    /// matches play several games at once instead; the Gomocup brain uses every core.
+    pub threads: usize,
 }
 
 impl Default for SearchSettings {
@@ -119,6 +130,7 @@ impl Default for SearchSettings {
             explore: 0,
             config: SearchConfig { solver: true, ..SearchConfig::default() },
             reuse_tree: false,
+            threads: 1,
         }
     }
 }
@@ -135,7 +147,8 @@ impl Default for SearchSettings {
 /// for the size of the tree, and both are the total's; under a time limit only the new playouts
 /// cost time. (A Gumbel search's budget is its own: the simulations of this decision.)
 pub struct MctsAgent {
-    eval: Box<dyn Evaluator>,
+    /// One evaluator per search thread (at least one).
+    evals: Vec<Box<dyn Evaluator>>,
     settings: SearchSettings,
     rng: ChaCha8Rng,
     /// The tree of the last decision and its root position (tree reuse only).
@@ -143,9 +156,25 @@ pub struct MctsAgent {
 }
 
 impl MctsAgent {
-    /// An agent over `eval` with these settings.
+    /// An agent over `eval` with these settings (one search thread).
     pub fn new(eval: Box<dyn Evaluator>, settings: SearchSettings) -> MctsAgent {
-        MctsAgent { eval, settings, rng: ChaCha8Rng::seed_from_u64(0), kept: None }
+        MctsAgent::with_evaluators(vec![eval], settings)
+    }
+
+    /// An agent searching with up to `evals.len()` threads, one evaluator each (at least one;
+    /// [`SearchSettings::threads`] says how many are used).
+    ///
+    /// # Panics
+    /// When `evals` is empty.
+    pub fn with_evaluators(evals: Vec<Box<dyn Evaluator>>, settings: SearchSettings) -> MctsAgent {
+        assert!(!evals.is_empty(), "an agent needs an evaluator");
+        MctsAgent { evals, settings, rng: ChaCha8Rng::seed_from_u64(0), kept: None }
+    }
+
+    /// Search threads the next decision uses: [`SearchSettings::threads`], at most one per
+    /// evaluator.
+    pub fn threads(&self) -> usize {
+        self.settings.threads.clamp(1, self.evals.len())
     }
 
     /// The tree kept from the last decision and its root position (with
@@ -165,7 +194,7 @@ impl MctsAgent {
         let mut planes = vec![0.0; NUM_PLANES * size * size];
         let mut globals = vec![0.0; NUM_GLOBALS];
         encode(game, &mut planes, &mut globals);
-        let out = self.eval.evaluate(&planes, &globals, 1)?;
+        let out = self.evals[0].evaluate(&planes, &globals, 1)?;
         ensure!(out.wdl.len() == 3, "evaluator returned {} W/D/L values for 1 position", out.wdl.len());
         Ok([out.wdl[0], out.wdl[1], out.wdl[2]])
     }
@@ -204,8 +233,9 @@ impl MctsAgent {
         let cap = limit.playouts.unwrap_or(u64::MAX).clamp(1, u32::MAX as u64 - 1);
         let batch = self.settings.batch.max(1);
         let chunk = if limit.time.is_some() { batch as u64 } else { cap };
-        let eval = &mut self.eval;
+        let threads = self.threads();
         if self.settings.config.algorithm == SearchAlgorithm::Gumbel {
+            let eval = &mut self.evals[0];
             // Gumbel noise only on the sampled opening decisions; deterministic otherwise.
             let budget = limit.playouts.map_or(GUMBEL_TIME_BUDGET, |p| p.clamp(1, u32::MAX as u64 - 1) as u32);
             let noise = game.history().len() < self.settings.explore;
@@ -214,6 +244,26 @@ impl MctsAgent {
             search_until(m, 0, batch, deadline, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
             return Ok(());
         }
+        if threads > 1 {
+            // The root's own evaluation first (one thread), so that a forced or proven root
+            // stops here as below; then the threads, which look at the clock before each batch
+            // (one batch each past it at most).
+            if m.root_visits() == 0 {
+                let eval = &mut self.evals[0];
+                search_with(m, 1, 1, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
+            }
+            if m.root_forced().is_some() || m.root_proven().is_some() {
+                return Ok(());
+            }
+            let deadline = limit.time.map(|t| start + t);
+            let mut fs: Vec<_> = self.evals[..threads]
+                .iter_mut()
+                .map(|e| move |p: &[f32], g: &[f32], n: usize| e.evaluate(p, g, n))
+                .collect();
+            search_parallel(m, cap as u32, batch, deadline, &mut self.rng, &mut fs)?;
+            return Ok(());
+        }
+        let eval = &mut self.evals[0];
         let mut slowest = Duration::ZERO;
         loop {
             let before = start.elapsed();
@@ -280,6 +330,9 @@ impl Agent for MctsAgent {
         let w = self.value_head(game)?;
         Ok(Some(w[0] - w[2]))
     }
+    fn set_threads(&mut self, threads: usize) {
+        self.settings.threads = threads.max(1);
+    }
     fn forget(&mut self) {
         self.kept = None;
     }
@@ -302,6 +355,39 @@ mod tests {
             assert!(c.playouts <= 16 + 8, "{}", c.playouts);
             g.apply(c.action).unwrap();
         }
+    }
+
+    /// Two search threads (two evaluators): legal moves, the playout limit exactly (the
+    /// threads count leaves in flight), the tree kept between moves; `set_threads(1)` and an
+    /// agent built with one evaluator search with one.
+    #[test]
+    fn two_search_threads_play_legal_moves_within_the_limit() {
+        use renju_rules::Point;
+        use renju_selfplay::eval::HeuristicEvaluator;
+        let stones = [(7, 7), (8, 8), (7, 8)].map(|(x, y)| Point::new(x, y));
+        let mut g = Game::from_position(15, renju_rules::Rule::Renju, &stones).unwrap();
+        let s = SearchSettings {
+            limit: SearchLimit { playouts: Some(300), time: None },
+            threads: 2,
+            reuse_tree: true,
+            ..Default::default()
+        };
+        let evals: Vec<Box<dyn Evaluator>> =
+            vec![Box::new(HeuristicEvaluator::new(15)), Box::new(HeuristicEvaluator::new(15))];
+        let mut a = MctsAgent::with_evaluators(evals, s.clone());
+        assert_eq!(a.threads(), 2);
+        a.new_game(1).unwrap();
+        for _ in 0..6 {
+            let c = a.choose(&g).unwrap();
+            assert!(g.is_legal(c.action));
+            assert!(c.reused + c.playouts == 300 || c.value.is_some_and(|v| v.abs() == 1.0), "{c:?}");
+            g.apply(c.action).unwrap();
+        }
+        a.set_threads(1);
+        assert_eq!(a.threads(), 1);
+        a.set_threads(8);
+        assert_eq!(a.threads(), 2, "at most one thread per evaluator");
+        assert_eq!(MctsAgent::new(Box::new(HeuristicEvaluator::new(15)), s).threads(), 1);
     }
 
     /// Tree reuse: after a search, our move and the opponent's answer, the next decision starts

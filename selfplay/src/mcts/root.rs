@@ -25,7 +25,7 @@ impl Mcts {
 
     pub(super) fn apply_noise_if_ready<R: Rng>(&mut self, rng: &mut R) {
         let r = self.nodes[self.root as usize];
-        if !self.noise_wanted || r.state != Expanded || !self.pending.is_empty() {
+        if !self.noise_wanted || r.state != Expanded || !self.nothing_pending() {
             return;
         }
         self.noise_wanted = false;
@@ -69,7 +69,7 @@ impl Mcts {
 
     pub(super) fn start_gumbel_if_ready(&mut self) {
         let Some((budget, noise, seed)) = self.gumbel_wanted else { return };
-        if self.nodes[self.root as usize].state != Expanded || !self.pending.is_empty() {
+        if self.nodes[self.root as usize].state != Expanded || !self.nothing_pending() {
             return;
         }
         self.gumbel_wanted = None;
@@ -86,7 +86,7 @@ impl Mcts {
             // Not started: the root is not expanded yet; this playout evaluates it.
             return self.nodes[self.root as usize].state == Leaf;
         };
-        if g.next().is_none() && self.pending.is_empty() {
+        if g.next().is_none() && self.nothing_pending() {
             g.plan_phase(self.root_net_value(), &self.gumbel_children());
         }
         let ok = g.next().is_some();

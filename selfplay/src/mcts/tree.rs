@@ -126,6 +126,28 @@ pub struct Mcts {
     pub(super) gumbel_wanted: Option<(u32, bool, u64)>,
     pub(super) gumbel: Option<GumbelSearch>,
     pub(super) stats: SearchStats,
+    /// Leaves taken out by [`Mcts::take_batch`] and not yet delivered (multi-threaded search).
+    pub(super) in_flight: usize,
+}
+
+/// Leaves of a [`Mcts::gather`] taken out of the tree by [`Mcts::take_batch`], to be evaluated
+/// while other threads gather and deliver, and handed back with [`Mcts::deliver_batch`].
+#[derive(Debug, Default)]
+pub struct LeafBatch {
+    pending: Vec<(u32, u32, u32)>,
+    paths: Vec<u32>,
+}
+
+impl LeafBatch {
+    /// Number of leaves.
+    pub fn len(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Whether the batch holds no leaf.
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
 }
 
 impl Mcts {
@@ -150,6 +172,7 @@ impl Mcts {
             gumbel_wanted: None,
             gumbel: None,
             stats: SearchStats::default(),
+            in_flight: 0,
         }
     }
 
@@ -575,10 +598,35 @@ impl Mcts {
         self.start_gumbel_if_ready();
     }
 
+    /// Takes the leaves awaiting evaluation out of the tree (their virtual loss stays), so that
+    /// more can be gathered before they are delivered: a thread of a multi-threaded search
+    /// evaluates its batch outside the lock on the tree. Deliver it with
+    /// [`Mcts::deliver_batch`].
+    pub fn take_batch(&mut self) -> LeafBatch {
+        let b = LeafBatch { pending: std::mem::take(&mut self.pending), paths: std::mem::take(&mut self.paths) };
+        self.in_flight += b.len();
+        b
+    }
+
+    /// [`Mcts::deliver`] for a batch taken by [`Mcts::take_batch`] (`logits: [k, A]`, `wdl:
+    /// [k, 3]` for its `k` leaves in order). Requires no leaves pending outside batches.
+    pub fn deliver_batch<R: Rng>(&mut self, batch: LeafBatch, logits: &[f32], wdl: &[f32], rng: &mut R) {
+        assert!(self.pending.is_empty(), "deliver_batch with leaves pending outside batches");
+        self.in_flight -= batch.len();
+        self.pending = batch.pending;
+        self.paths = batch.paths;
+        self.deliver(logits, wdl, rng);
+    }
+
+    /// Whether no leaf awaits evaluation, in the tree or in a taken batch.
+    pub(super) fn nothing_pending(&self) -> bool {
+        self.pending.is_empty() && self.in_flight == 0
+    }
+
     /// Move the root to the child reached by `action` (tree reuse), with `game` the position
     /// after it. Nodes outside the kept subtree are dropped. Requires nothing pending.
     pub fn advance(&mut self, action: usize, game: &Game) {
-        assert!(self.pending.is_empty(), "advance with leaves pending evaluation");
+        assert!(self.nothing_pending(), "advance with leaves pending evaluation");
         self.noise_wanted = false;
         self.gumbel_wanted = None;
         self.gumbel = None;
@@ -666,7 +714,7 @@ impl Mcts {
             let extra = &th[fh.len()..];
             if extra.is_empty() {
                 // The same position: the tree as it stands, its root state unset as advance does.
-                assert!(self.pending.is_empty(), "follow with leaves pending evaluation");
+                assert!(self.nothing_pending(), "follow with leaves pending evaluation");
                 self.noise_wanted = false;
                 self.gumbel_wanted = None;
                 self.gumbel = None;
