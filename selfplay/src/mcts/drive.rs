@@ -116,7 +116,8 @@ where
 }
 
 /// One thread of [`search_parallel`]: under the lock, deliver the last batch and gather the
-/// next; evaluate without it. A thread whose playouts all end at leaves in other threads'
+/// next; evaluate without it, and set the priors and order of the leaves' children
+/// ([`super::LeafBatch::prepare`]) without it too. A thread whose playouts all end at leaves in other threads'
 /// batches waits for a delivery.
 fn search_thread<R, F>(
     shared: &std::sync::Mutex<Shared<'_, R>>,
@@ -163,9 +164,10 @@ where
             continue;
         }
         sh.stalls = 0;
-        let b = sh.mcts.take_batch();
+        let mut b = sh.mcts.take_batch();
         drop(g);
         let out = eval(&planes, &globals, k)?;
+        b.prepare(&out.policy_logits);
         held = Some((b, out));
         g = lock()?;
     }

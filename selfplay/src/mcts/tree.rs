@@ -132,10 +132,22 @@ pub struct Mcts {
 
 /// Leaves of a [`Mcts::gather`] taken out of the tree by [`Mcts::take_batch`], to be evaluated
 /// while other threads gather and deliver, and handed back with [`Mcts::deliver_batch`].
-#[derive(Debug, Default)]
+/// The children of its leaves travel with it, so that [`LeafBatch::prepare`] can set their
+/// priors and order them outside the lock (no other thread touches the children of a leaf
+/// awaiting evaluation).
+#[derive(Default)]
 pub struct LeafBatch {
     pending: Vec<(u32, u32, u32)>,
     paths: Vec<u32>,
+    /// The children of every leaf, in leaf order, as made.
+    kids: Vec<Node>,
+    /// Per leaf: how many of `kids` are its children.
+    kid_counts: Vec<u16>,
+    /// Per leaf: whether it is the root (its children are sorted in full).
+    is_root: Vec<bool>,
+    /// Per leaf, once prepared: whether its children's tail is left unsorted.
+    tail_unsorted: Vec<bool>,
+    prepared: bool,
 }
 
 impl LeafBatch {
@@ -147,6 +159,35 @@ impl LeafBatch {
     /// Whether the batch holds no leaf.
     pub fn is_empty(&self) -> bool {
         self.pending.is_empty()
+    }
+
+    /// Sets the priors of the leaves' children from `logits` (`[k, A]`) and orders them as
+    /// [`Mcts::deliver`] would (the same functions), without the tree: [`Mcts::deliver_batch`]
+    /// then only copies them in and backs the values up. Called without the lock.
+    ///
+    /// # Panics
+    /// When `logits` does not hold a row per leaf.
+    pub fn prepare(&mut self, logits: &[f32]) {
+        let k = self.len();
+        assert!(k > 0 && logits.len().is_multiple_of(k), "prepare: {} logits for {k} leaves", logits.len());
+        let a = logits.len() / k;
+        let mut priors = Vec::new();
+        let mut sorter = ChildSorter::default();
+        self.tail_unsorted.clear();
+        let mut at = 0;
+        for j in 0..k {
+            let n = self.kid_count(j);
+            let kids = &mut self.kids[at..at + n];
+            set_priors(kids, &logits[j * a..(j + 1) * a], &mut priors);
+            self.tail_unsorted.push(order_children(kids, self.is_root[j], &mut sorter));
+            at += n;
+        }
+        self.prepared = true;
+    }
+
+    /// Children of leaf `j`.
+    fn kid_count(&self, j: usize) -> usize {
+        self.kid_counts[j] as usize
     }
 }
 
@@ -206,17 +247,14 @@ impl Mcts {
     /// the full stable sort's, so the search is the same, only cheaper.
     fn sort_children(&mut self, node: u32) {
         let kids = self.nodes[node as usize].children();
-        let n = kids.len();
-        if n <= SORTED_PREFIX || node == self.root {
-            // The root in full: root noise and the Gumbel root go through every child in order.
-            self.nodes[kids].sort_by(by_prior);
-            return;
+        if order_children(&mut self.nodes[kids], node == self.root, &mut self.sorter) {
+            self.nodes[node as usize].flags |= F_TAIL_UNSORTED;
         }
-        self.sort_prefix(node);
     }
 
     /// The partial order of [`Mcts::sort_children`] for a node of more than [`SORTED_PREFIX`]
     /// children: the sorted prefix, then the rest in the order made; sets [`F_TAIL_UNSORTED`].
+    #[cfg(test)]
     fn sort_prefix(&mut self, node: u32) {
         let kids = self.nodes[node as usize].children();
         self.sorter.sort_prefix(&mut self.nodes[kids]);
@@ -572,13 +610,7 @@ impl Mcts {
         for (j, &(leaf, ps, pe)) in pending.iter().enumerate() {
             let row = &logits[j * a..(j + 1) * a];
             let nd = self.nodes[leaf as usize];
-            let priors = &mut self.priors;
-            priors.clear();
-            priors.extend(self.nodes[nd.children()].iter().map(|ch| row[ch.action as usize]));
-            softmax(priors);
-            for (ch, &p) in self.nodes[nd.children()].iter_mut().zip(priors.iter()) {
-                ch.prior = p;
-            }
+            set_priors(&mut self.nodes[nd.children()], row, &mut self.priors);
             self.nodes[leaf as usize].state = Expanded;
             self.sort_children(leaf);
             let w = &wdl[j * 3..j * 3 + 3];
@@ -603,19 +635,59 @@ impl Mcts {
     /// evaluates its batch outside the lock on the tree. Deliver it with
     /// [`Mcts::deliver_batch`].
     pub fn take_batch(&mut self) -> LeafBatch {
-        let b = LeafBatch { pending: std::mem::take(&mut self.pending), paths: std::mem::take(&mut self.paths) };
+        let mut b = LeafBatch {
+            pending: std::mem::take(&mut self.pending),
+            paths: std::mem::take(&mut self.paths),
+            ..LeafBatch::default()
+        };
+        for &(leaf, _, _) in &b.pending {
+            let nd = self.nodes[leaf as usize];
+            b.kids.extend_from_slice(&self.nodes[nd.children()]);
+            b.kid_counts.push(nd.num_children);
+            b.is_root.push(leaf == self.root);
+        }
         self.in_flight += b.len();
         b
     }
 
     /// [`Mcts::deliver`] for a batch taken by [`Mcts::take_batch`] (`logits: [k, A]`, `wdl:
     /// [k, 3]` for its `k` leaves in order). Requires no leaves pending outside batches.
+    /// A batch [`LeafBatch::prepare`]d already has its children's priors and order: they are
+    /// copied in as they are (`logits` is not read again).
     pub fn deliver_batch<R: Rng>(&mut self, batch: LeafBatch, logits: &[f32], wdl: &[f32], rng: &mut R) {
         assert!(self.pending.is_empty(), "deliver_batch with leaves pending outside batches");
         self.in_flight -= batch.len();
-        self.pending = batch.pending;
-        self.paths = batch.paths;
-        self.deliver(logits, wdl, rng);
+        if !batch.prepared {
+            self.pending = batch.pending;
+            self.paths = batch.paths;
+            self.deliver(logits, wdl, rng);
+            return;
+        }
+        let k = batch.len();
+        assert_eq!(wdl.len(), k * 3, "deliver: wdl has {} floats, expected {k} leaves x 3", wdl.len());
+        let mut at = 0;
+        for (j, &(leaf, ps, pe)) in batch.pending.iter().enumerate() {
+            let nd = self.nodes[leaf as usize];
+            let n = batch.kid_count(j);
+            self.nodes[nd.children()].copy_from_slice(&batch.kids[at..at + n]);
+            at += n;
+            let node = &mut self.nodes[leaf as usize];
+            node.state = Expanded;
+            if batch.tail_unsorted[j] {
+                node.flags |= F_TAIL_UNSORTED;
+            }
+            let w = &wdl[j * 3..j * 3 + 3];
+            let v = (w[0] - w[2]) * sign(nd.decider);
+            for &i in &batch.paths[ps as usize..pe as usize] {
+                let n = &mut self.nodes[i as usize];
+                n.vl -= 1;
+                n.n += 1;
+                n.w += v;
+            }
+            self.stats.playouts += 1;
+        }
+        self.apply_noise_if_ready(rng);
+        self.start_gumbel_if_ready();
     }
 
     /// Whether no leaf awaits evaluation, in the tree or in a taken batch.
@@ -760,6 +832,31 @@ impl Mcts {
     }
 }
 
+/// Sets the priors of a fresh node's children: the softmax of their logits in `row` (`[A]`);
+/// `scratch` holds the logits meanwhile.
+fn set_priors(kids: &mut [Node], row: &[f32], scratch: &mut Vec<f32>) {
+    scratch.clear();
+    scratch.extend(kids.iter().map(|ch| row[ch.action as usize]));
+    softmax(scratch);
+    for (ch, &p) in kids.iter_mut().zip(scratch.iter()) {
+        ch.prior = p;
+    }
+}
+
+/// Orders a fresh node's children for [`Mcts::select`] as a stable sort by prior would: all of
+/// them when `whole` (the root: root noise and the Gumbel root go through every child in order)
+/// or when there are at most [`SORTED_PREFIX`], else only the prefix
+/// ([`ChildSorter::sort_prefix`]). Returns whether the tail is left unsorted
+/// ([`F_TAIL_UNSORTED`]).
+fn order_children(kids: &mut [Node], whole: bool, sorter: &mut ChildSorter) -> bool {
+    if kids.len() <= SORTED_PREFIX || whole {
+        kids.sort_by(by_prior);
+        return false;
+    }
+    sorter.sort_prefix(kids);
+    true
+}
+
 enum PlayoutEnd {
     Done,
     Leaf,
@@ -869,6 +966,45 @@ mod tests {
         }
         assert!(!m.follow(&g, &free));
         assert_eq!(m.root_visits(), 0);
+    }
+
+    /// A batch taken out, prepared without the tree and delivered leaves the tree exactly as
+    /// delivering the same evaluations in place does (every node field, in order), at the
+    /// root's own expansion and deeper, where only a prefix of the children is sorted.
+    #[test]
+    fn a_prepared_batch_delivers_exactly_what_deliver_does() {
+        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: false }, None).unwrap();
+        for (x, y) in [(7, 7), (8, 8), (7, 8)] {
+            g.apply(Action::Place(Point::new(x, y))).unwrap();
+        }
+        let mut ev = HeuristicEvaluator::new(15);
+        let (mut a, mut b) = (Mcts::new(&g, SearchConfig::default()), Mcts::new(&g, SearchConfig::default()));
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        for round in 0..40 {
+            let (mut pa, mut ga, mut pb, mut gb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let ka = a.gather(8, 8, &mut pa, &mut ga);
+            let kb = b.gather(8, 8, &mut pb, &mut gb);
+            assert_eq!((ka, &pa), (kb, &pb), "round {round}: the same leaves");
+            if ka == 0 {
+                continue;
+            }
+            let out = ev.evaluate(&pa, &ga, ka).unwrap();
+            a.deliver(&out.policy_logits, &out.wdl, &mut rng);
+            let mut batch = b.take_batch();
+            assert_eq!(b.in_flight, ka);
+            batch.prepare(&out.policy_logits);
+            b.deliver_batch(batch, &out.policy_logits, &out.wdl, &mut rng);
+            assert_eq!(b.in_flight, 0);
+            assert_eq!(a.nodes.len(), b.nodes.len());
+            for (i, (x, y)) in a.nodes.iter().zip(&b.nodes).enumerate() {
+                let same = (x.action, x.state, x.flags, x.decider, x.n, x.vl, x.first_child, x.num_children)
+                    == (y.action, y.state, y.flags, y.decider, y.n, y.vl, y.first_child, y.num_children)
+                    && (x.prior.to_bits(), x.w.to_bits(), x.terminal.to_bits())
+                        == (y.prior.to_bits(), y.w.to_bits(), y.terminal.to_bits());
+                assert!(same, "round {round}, node {i}: {x:?} != {y:?}");
+            }
+        }
+        assert!(a.root_visits() > 100);
     }
 
     /// The partial sort's two steps give exactly the full stable sort by prior, ties included
