@@ -246,8 +246,8 @@ impl MctsAgent {
         }
         if threads > 1 {
             // The root's own evaluation first (one thread), so that a forced or proven root
-            // stops here as below; then the threads, which look at the clock before each batch
-            // (one batch each past it at most).
+            // stops here as below; then the threads, which start a batch only when the slowest
+            // so far still fits in the time left, as one thread does.
             if m.root_visits() == 0 {
                 let eval = &mut self.evals[0];
                 search_with(m, 1, 1, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;

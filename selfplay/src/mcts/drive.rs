@@ -63,12 +63,14 @@ struct Shared<'a, R> {
     failed: bool,
     /// Consecutive gathers without progress while nothing was in flight.
     stalls: u32,
+    /// The slowest evaluation so far: no batch starts unless it still fits before the deadline.
+    slowest: std::time::Duration,
 }
 
 /// [`search_until`] with one thread per evaluator in `evals` (module docs of
 /// [`crate::mcts`], "Threads"): playouts until the root has `visits` visits (leaves in flight
-/// count towards it, so it ends within one batch per thread of the target), stopping early once
-/// `deadline` has passed or the solver proved the root. With one evaluator, or for a Gumbel
+/// count towards it, so it ends exactly at the target), stopping early once the solver proved the
+/// root or when a batch as slow as the slowest so far would no longer end before `deadline`. With one evaluator, or for a Gumbel
 /// search (its phases need every evaluation back), it is [`search_until`] with `evals[0]`:
 /// the same search, bit for bit. On an error the tree may keep virtual losses: drop it.
 pub fn search_parallel<R, F>(
@@ -88,7 +90,8 @@ where
     if evals.len() == 1 || gumbel {
         return search_until(mcts, visits, batch, deadline, rng, &mut evals[0]);
     }
-    let shared = std::sync::Mutex::new(Shared { mcts, rng, failed: false, stalls: 0 });
+    let shared =
+        std::sync::Mutex::new(Shared { mcts, rng, failed: false, stalls: 0, slowest: std::time::Duration::ZERO });
     let delivered = std::sync::Condvar::new();
     let results: Vec<anyhow::Result<()>> = std::thread::scope(|s| {
         let workers: Vec<_> = evals
@@ -142,7 +145,8 @@ where
             sh.mcts.deliver_batch(b, &out.policy_logits, &out.wdl, &mut *sh.rng);
             delivered.notify_all();
         }
-        if sh.failed || sh.mcts.root_proven().is_some() || deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        let late = deadline.is_some_and(|d| std::time::Instant::now() + sh.slowest >= d);
+        if sh.failed || sh.mcts.root_proven().is_some() || late {
             return Ok(());
         }
         let want = (sh.mcts.search_remaining(visits) as usize).saturating_sub(sh.mcts.in_flight);
@@ -166,10 +170,13 @@ where
         sh.stalls = 0;
         let mut b = sh.mcts.take_batch();
         drop(g);
+        let t = std::time::Instant::now();
         let out = eval(&planes, &globals, k)?;
         b.prepare(&out.policy_logits);
+        let took = t.elapsed();
         held = Some((b, out));
         g = lock()?;
+        g.slowest = g.slowest.max(took);
     }
 }
 
