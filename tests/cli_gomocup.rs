@@ -194,3 +194,35 @@ fn vcf_budget_flags_and_the_rule_in_the_help() {
     assert!(help.contains("freestyle") && help.contains("INFO rule 4"), "{help}");
     assert!(help.contains("--root-vcf-nodes") && help.contains("--vcf-nodes"), "{help}");
 }
+
+/// `--threads N` searches with N threads (answers as one thread does, a legal move), takes the
+/// manager's `INFO thread_num`, and refuses 0 naming the flag.
+#[test]
+fn threads_flag_and_info_thread_num() {
+    let run = |args: &[&str], script: &[u8]| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_renju-zero"));
+        c.args(["gomocup", "--model", "heuristic", "--playouts", "64"]).args(args);
+        c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(script).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    for (args, script) in [
+        (&["--threads", "2"][..], &b"START 15\nINFO rule 4\nBEGIN\nTURN 8,8\nTURN 0,0\nEND\n"[..]),
+        (&["--threads", "3"][..], &b"START 15\nINFO thread_num 2\nINFO rule 4\nBEGIN\nTURN 8,8\nEND\n"[..]),
+    ] {
+        let out = run(args, script);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let answers: Vec<&str> = stdout.lines().filter(|l| !l.starts_with("MESSAGE")).collect();
+        assert_eq!(answers[..2], ["OK", "7,7"], "{stdout}");
+        for a in &answers[2..] {
+            let p = point(a);
+            assert!(p != (7, 7) && p != (8, 8) && p != (0, 0), "{stdout}");
+        }
+    }
+    let out = run(&["--threads", "0"], b"END\n");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--threads must be at least 1"));
+}

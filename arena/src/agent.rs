@@ -12,7 +12,9 @@ use renju_rules::{Action, Game};
 use renju_selfplay::action::{action_from_index, action_space_size};
 use renju_selfplay::encode::{encode, NUM_GLOBALS, NUM_PLANES};
 use renju_selfplay::eval::Evaluator;
-use renju_selfplay::mcts::{pick_by_visits, search_until, search_with, Mcts, SearchAlgorithm, SearchConfig};
+use renju_selfplay::mcts::{
+    pick_by_visits, search_parallel, search_until, search_with, Mcts, SearchAlgorithm, SearchConfig,
+};
 
 /// Simulations of a Gumbel root search under a time limit alone (it stops at the deadline,
 /// playing the best of the actions still in the halving).
@@ -53,6 +55,11 @@ pub trait Agent: Send {
     fn value(&mut self, game: &Game) -> Result<Option<f32>> {
         let _ = game;
         Ok(None)
+    }
+    /// Search threads for the next decisions (the Gomocup `INFO thread_num`); agents that do not
+    /// search in parallel ignore it (the default).
+    fn set_threads(&mut self, threads: usize) {
+        let _ = threads;
     }
     /// Drops whatever the agent kept from earlier decisions (a search tree): the next decision
     /// starts afresh. For a position that does not follow from the last one by the moves played
@@ -101,13 +108,18 @@ pub struct SearchSettings {
     /// Decisions `0..explore` of a game (by [`Game::history`] length) are sampled in proportion
     /// to the root visit counts instead of taking the most visited action (diversity). Default 0.
     pub explore: usize,
-    /// PUCT parameters (no root noise is used in evaluation).
+    /// PUCT parameters (no root noise is used in evaluation). The default turns the solver on
+    /// ([`SearchConfig::solver`]): proven wins and losses decide the move.
     pub config: SearchConfig,
     /// Tree reuse: keep the search tree between decisions, so a decision whose position follows
     /// from the last searched one by the moves played starts from that position's subtree with
     /// its visits ([`Mcts::follow`]). Default off: every decision then depends only on the
     /// position and the seed (reproducible arena matches); the Gomocup brain turns it on.
     pub reuse_tree: bool,
+    /// Search threads for one decision ([`search_parallel`]), each with its own evaluator (as
+    /// many as the agent was built with, [`MctsAgent::with_evaluators`]). Default 1: arena
+    /// matches play several games at once instead; the Gomocup brain uses every core.
+    pub threads: usize,
 }
 
 impl Default for SearchSettings {
@@ -116,8 +128,9 @@ impl Default for SearchSettings {
             limit: SearchLimit::default(),
             batch: 8,
             explore: 0,
-            config: SearchConfig::default(),
+            config: SearchConfig { solver: true, ..SearchConfig::default() },
             reuse_tree: false,
+            threads: 1,
         }
     }
 }
@@ -134,7 +147,8 @@ impl Default for SearchSettings {
 /// for the size of the tree, and both are the total's; under a time limit only the new playouts
 /// cost time. (A Gumbel search's budget is its own: the simulations of this decision.)
 pub struct MctsAgent {
-    eval: Box<dyn Evaluator>,
+    /// One evaluator per search thread (at least one).
+    evals: Vec<Box<dyn Evaluator>>,
     settings: SearchSettings,
     rng: ChaCha8Rng,
     /// The tree of the last decision and its root position (tree reuse only).
@@ -142,9 +156,25 @@ pub struct MctsAgent {
 }
 
 impl MctsAgent {
-    /// An agent over `eval` with these settings.
+    /// An agent over `eval` with these settings (one search thread).
     pub fn new(eval: Box<dyn Evaluator>, settings: SearchSettings) -> MctsAgent {
-        MctsAgent { eval, settings, rng: ChaCha8Rng::seed_from_u64(0), kept: None }
+        MctsAgent::with_evaluators(vec![eval], settings)
+    }
+
+    /// An agent searching with up to `evals.len()` threads, one evaluator each (at least one;
+    /// [`SearchSettings::threads`] says how many are used).
+    ///
+    /// # Panics
+    /// When `evals` is empty.
+    pub fn with_evaluators(evals: Vec<Box<dyn Evaluator>>, settings: SearchSettings) -> MctsAgent {
+        assert!(!evals.is_empty(), "an agent needs an evaluator");
+        MctsAgent { evals, settings, rng: ChaCha8Rng::seed_from_u64(0), kept: None }
+    }
+
+    /// Search threads the next decision uses: [`SearchSettings::threads`], at most one per
+    /// evaluator.
+    pub fn threads(&self) -> usize {
+        self.settings.threads.clamp(1, self.evals.len())
     }
 
     /// The tree kept from the last decision and its root position (with
@@ -164,7 +194,7 @@ impl MctsAgent {
         let mut planes = vec![0.0; NUM_PLANES * size * size];
         let mut globals = vec![0.0; NUM_GLOBALS];
         encode(game, &mut planes, &mut globals);
-        let out = self.eval.evaluate(&planes, &globals, 1)?;
+        let out = self.evals[0].evaluate(&planes, &globals, 1)?;
         ensure!(out.wdl.len() == 3, "evaluator returned {} W/D/L values for 1 position", out.wdl.len());
         Ok([out.wdl[0], out.wdl[1], out.wdl[2]])
     }
@@ -205,8 +235,9 @@ impl MctsAgent {
         let cap = limit.playouts.unwrap_or(u64::MAX).clamp(1, u32::MAX as u64 - 1);
         let batch = self.settings.batch.max(1);
         let chunk = if limit.time.is_some() { batch as u64 } else { cap };
-        let eval = &mut self.eval;
+        let threads = self.threads();
         if self.settings.config.algorithm == SearchAlgorithm::Gumbel {
+            let eval = &mut self.evals[0];
             // Gumbel noise only on the sampled opening decisions; deterministic otherwise.
             let budget = limit.playouts.map_or(GUMBEL_TIME_BUDGET, |p| p.clamp(1, u32::MAX as u64 - 1) as u32);
             let noise = game.history().len() < self.settings.explore;
@@ -215,12 +246,32 @@ impl MctsAgent {
             search_until(m, 0, batch, deadline, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
             return Ok(());
         }
+        if threads > 1 {
+            // The root's own evaluation first (one thread), so that a forced or proven root
+            // stops here as below; then the threads, which start a batch only when the slowest
+            // so far still fits in the time left, as one thread does.
+            if m.root_visits() == 0 {
+                let eval = &mut self.evals[0];
+                search_with(m, 1, 1, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
+            }
+            if m.root_forced().is_some() || m.root_proven().is_some() {
+                return Ok(());
+            }
+            let deadline = limit.time.map(|t| start + t);
+            let mut fs: Vec<_> = self.evals[..threads]
+                .iter_mut()
+                .map(|e| move |p: &[f32], g: &[f32], n: usize| e.evaluate(p, g, n))
+                .collect();
+            search_parallel(m, cap as u32, batch, deadline, &mut self.rng, &mut fs)?;
+            return Ok(());
+        }
+        let eval = &mut self.evals[0];
         let mut slowest = Duration::ZERO;
         loop {
             let before = start.elapsed();
             let target = (m.root_visits() as u64 + chunk).min(cap) as u32;
             search_with(m, target, batch, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
-            if m.root_visits() as u64 >= cap || m.root_forced().is_some() {
+            if m.root_visits() as u64 >= cap || m.root_forced().is_some() || m.root_proven().is_some() {
                 break;
             }
             if let Some(t) = limit.time {
@@ -257,10 +308,12 @@ impl Agent for MctsAgent {
         // Sampling in proportion to the visits (temperature 1) during the first `explore`
         // decisions, the most visited child afterwards.
         let explore = game.history().len() < self.settings.explore;
-        // Gumbel: the search's own choice (noise only on the explore decisions).
-        let pick = m
-            .gumbel_action()
-            .or_else(|| pick_by_visits(&m.root_children(), if explore { 1.0 } else { 0.0 }, &mut self.rng));
+        // A proven root (solver): the most visited of its proven wins, or of the moves not proven
+        // lost. Gumbel: the search's own choice (noise only on the explore decisions).
+        let choices = m.root_choices();
+        let pick = if m.root_proven().is_some() { pick_by_visits(&choices, 0.0, &mut self.rng) } else { None }
+            .or_else(|| m.gumbel_action().filter(|a| choices.iter().any(|c| c.0 == *a)))
+            .or_else(|| pick_by_visits(&choices, if explore { 1.0 } else { 0.0 }, &mut self.rng));
         let action = pick
             .and_then(|c| action_from_index(c, size))
             .filter(|&a| game.is_legal(a))
@@ -278,6 +331,9 @@ impl Agent for MctsAgent {
     fn value(&mut self, game: &Game) -> Result<Option<f32>> {
         let w = self.value_head(game)?;
         Ok(Some(w[0] - w[2]))
+    }
+    fn set_threads(&mut self, threads: usize) {
+        self.settings.threads = threads.max(1);
     }
     fn forget(&mut self) {
         self.kept = None;
@@ -301,6 +357,39 @@ mod tests {
             assert!(c.playouts <= 16 + 8, "{}", c.playouts);
             g.apply(c.action).unwrap();
         }
+    }
+
+    /// Two search threads (two evaluators): legal moves, the playout limit exactly (the
+    /// threads count leaves in flight), the tree kept between moves; `set_threads(1)` and an
+    /// agent built with one evaluator search with one.
+    #[test]
+    fn two_search_threads_play_legal_moves_within_the_limit() {
+        use renju_rules::Point;
+        use renju_selfplay::eval::HeuristicEvaluator;
+        let stones = [(7, 7), (8, 8), (7, 8)].map(|(x, y)| Point::new(x, y));
+        let mut g = Game::from_position(15, renju_rules::Rule::Renju, &stones).unwrap();
+        let s = SearchSettings {
+            limit: SearchLimit { playouts: Some(300), time: None },
+            threads: 2,
+            reuse_tree: true,
+            ..Default::default()
+        };
+        let evals: Vec<Box<dyn Evaluator>> =
+            vec![Box::new(HeuristicEvaluator::new(15)), Box::new(HeuristicEvaluator::new(15))];
+        let mut a = MctsAgent::with_evaluators(evals, s.clone());
+        assert_eq!(a.threads(), 2);
+        a.new_game(1).unwrap();
+        for _ in 0..6 {
+            let c = a.choose(&g).unwrap();
+            assert!(g.is_legal(c.action));
+            assert!(c.reused + c.playouts == 300 || c.value.is_some_and(|v| v.abs() == 1.0), "{c:?}");
+            g.apply(c.action).unwrap();
+        }
+        a.set_threads(1);
+        assert_eq!(a.threads(), 1);
+        a.set_threads(8);
+        assert_eq!(a.threads(), 2, "at most one thread per evaluator");
+        assert_eq!(MctsAgent::new(Box::new(HeuristicEvaluator::new(15)), s).threads(), 1);
     }
 
     /// Tree reuse: after a search, our move and the opponent's answer, the next decision starts
@@ -355,6 +444,62 @@ mod tests {
         fresh.choose(&other).unwrap();
         assert_eq!(fresh.choose(&other).unwrap().reused, 0);
         assert!(fresh.kept_tree().is_none());
+    }
+
+    /// The solver (on by default): a five is a proven win, played after a few playouts with the
+    /// value exactly +1, even with the shortcuts off; against a double four every move is a
+    /// proven loss, reported as exactly -1, and a legal move is still played.
+    #[test]
+    fn the_solver_plays_a_proven_win_at_once_and_reports_a_proven_loss() {
+        use renju_rules::{Point, Rule};
+        use renju_selfplay::eval::HeuristicEvaluator;
+        let pts = |v: &[(u8, u8)]| v.iter().map(|&(x, y)| Point::new(x, y)).collect::<Vec<_>>();
+        // Black (to move) has a four on row 7, closed at (2, 7): the five is (7, 7).
+        let g = Game::from_position(
+            15,
+            Rule::Renju,
+            &pts(&[(3, 7), (2, 7), (4, 7), (0, 0), (5, 7), (14, 0), (6, 7), (0, 14)]),
+        )
+        .unwrap();
+        for shortcuts in [true, false] {
+            let mut s = SearchSettings { limit: SearchLimit { playouts: Some(16), time: None }, ..Default::default() };
+            assert!(s.config.solver, "on by default for search players");
+            s.config.shortcuts = shortcuts;
+            let mut a = MctsAgent::new(Box::new(HeuristicEvaluator::new(15)), s);
+            a.new_game(1).unwrap();
+            let c = a.choose(&g).unwrap();
+            assert_eq!(c.action, Action::Place(Point::new(7, 7)), "shortcuts {shortcuts}");
+            assert_eq!(c.value, Some(1.0));
+            assert!(c.playouts < 16, "stopped once proven: {} playouts", c.playouts);
+        }
+        // White to move against Black's fours on row 7 and column 10: lost whatever White does.
+        let g = Game::from_position(
+            15,
+            Rule::Renju,
+            &pts(&[
+                (3, 7),
+                (2, 7),
+                (4, 7),
+                (10, 2),
+                (5, 7),
+                (0, 0),
+                (6, 7),
+                (14, 0),
+                (10, 3),
+                (0, 14),
+                (10, 4),
+                (14, 14),
+                (10, 5),
+                (0, 10),
+                (10, 6),
+            ]),
+        )
+        .unwrap();
+        let mut a = MctsAgent::new(Box::new(HeuristicEvaluator::new(15)), SearchSettings::default());
+        let c = a.choose(&g).unwrap();
+        assert_eq!(c.value, Some(-1.0));
+        assert!(g.is_legal(c.action));
+        assert!(c.playouts < 200, "{} playouts", c.playouts);
     }
 
     #[test]

@@ -248,7 +248,7 @@ pub fn run_study(
     let settings = SearchSettings {
         limit: SearchLimit { playouts: Some(cfg.playouts), time: None },
         explore: cfg.explore,
-        config: SearchConfig { vcf_nodes: cfg.vcf_nodes, ..SearchConfig::default() },
+        config: SearchConfig { vcf_nodes: cfg.vcf_nodes, solver: true, ..SearchConfig::default() },
         ..Default::default()
     };
     let spec = PlayerSpec {

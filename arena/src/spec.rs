@@ -129,6 +129,7 @@ impl PlayerSpec {
                     "playouts" => playouts = Some(whole(k, v)?),
                     "time" => time = Some(Duration::from_secs_f64(num(k, v)?)),
                     "batch" => s.batch = whole(k, v)? as usize,
+                    "threads" => s.threads = whole(k, v)? as usize,
                     "explore" => s.explore = num(k, v)? as usize,
                     "cpuct" => s.config.c_puct = num(k, v)? as f32,
                     "algorithm" => s.config.algorithm = v.parse().with_context(|| format!("player {name}"))?,
@@ -138,8 +139,8 @@ impl PlayerSpec {
                         s.config.vcf_nodes = n as u64;
                     }
                     other => bail!(
-                        "player {name}: unknown option '{other}' (search players take playouts, time, batch, explore, cpuct, \
-                         algorithm, vcf_nodes)"
+                        "player {name}: unknown option '{other}' (search players take playouts, time, batch, threads, explore, \
+                         cpuct, algorithm, vcf_nodes)"
                     ),
                 }
             }
@@ -155,7 +156,9 @@ impl PlayerSpec {
     pub fn build(&self, size: usize, rule: renju_rules::Rule, loader: &EvaluatorLoader) -> Result<Box<dyn Agent>> {
         Ok(match &self.kind {
             PlayerKind::Search { eval, settings } => {
-                Box::new(MctsAgent::new(eval.build(size, loader)?, settings.clone()))
+                // One evaluator per search thread.
+                let evals = (0..settings.threads.max(1)).map(|_| eval.build(size, loader)).collect::<Result<_>>()?;
+                Box::new(MctsAgent::with_evaluators(evals, settings.clone()))
             }
             PlayerKind::Engine(spec) => Box::new(
                 EngineAgent::spawn(spec, size, rule)

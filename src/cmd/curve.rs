@@ -153,6 +153,7 @@ pub fn run(args: CurveArgs) -> Result<i32> {
             config: cfg.selfplay.search.clone(),
             // Every decision from its position and the seed alone: reproducible points.
             reuse_tree: false,
+            threads: 1,
         },
         engine_games: args.engine_games,
     };

@@ -27,6 +27,10 @@ pub struct GomocupArgs {
     /// Leaves evaluated per batch.
     #[arg(long, default_value_t = SearchSettings::default().batch)]
     pub batch: usize,
+    /// Search threads for a move (default: every core), each with its own evaluator; the
+    /// manager's `INFO thread_num` can lower it.
+    #[arg(long)]
+    pub threads: Option<usize>,
     /// Root search: puct or gumbel (Gumbel root search, Danihelka et al. 2022).
     #[arg(long, default_value = "puct")]
     pub algorithm: String,
@@ -60,12 +64,15 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
     let load_model = evaluator_loader(DeviceChoice::Auto);
     let batch = args.batch.max(1);
     let algorithm: SearchAlgorithm = args.algorithm.parse().context("--algorithm")?;
-    let config = SearchConfig { algorithm, vcf_nodes: args.vcf_nodes, ..SearchConfig::default() };
+    let config = SearchConfig { algorithm, vcf_nodes: args.vcf_nodes, solver: true, ..SearchConfig::default() };
     let reuse_tree = !args.no_tree_reuse;
+    anyhow::ensure!(args.threads != Some(0), "--threads must be at least 1");
+    let threads = args.threads.unwrap_or_else(crate::cmd::arena::default_threads);
     let factory = Box::new(move |size: usize| -> Result<Box<dyn Agent>> {
-        let eval = spec.build(size, &load_model)?;
-        let settings = SearchSettings { batch, config: config.clone(), reuse_tree, ..Default::default() };
-        Ok(Box::new(MctsAgent::new(eval, settings)))
+        // One evaluator per search thread.
+        let evals = (0..threads).map(|_| spec.build(size, &load_model)).collect::<Result<_>>()?;
+        let settings = SearchSettings { batch, config: config.clone(), reuse_tree, threads, ..Default::default() };
+        Ok(Box::new(MctsAgent::with_evaluators(evals, settings)))
     });
     let opts = BrainOptions {
         default_turn: Duration::from_secs_f64(args.time),

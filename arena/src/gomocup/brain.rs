@@ -65,6 +65,9 @@ pub struct Brain {
     /// Stones in move order (Black first, alternating).
     moves: Vec<Point>,
     time: TimeBudget,
+    /// Search threads the manager asked for (`INFO thread_num`); the agent uses at most as many
+    /// as it was built for.
+    threads: Option<usize>,
     ended: bool,
 }
 
@@ -83,6 +86,7 @@ impl Brain {
             rule_told: false,
             rule_warned: false,
             time: TimeBudget::default(),
+            threads: None,
             ended: false,
         }
     }
@@ -141,7 +145,12 @@ impl Brain {
         }
         if self.agent.as_ref().map(|c| c.0) != Some(n) {
             match (self.factory)(n).and_then(|a| warm(a, n, self.rule)) {
-                Ok(c) => self.agent = Some((n, c)),
+                Ok(mut c) => {
+                    if let Some(t) = self.threads {
+                        c.set_threads(t);
+                    }
+                    self.agent = Some((n, c));
+                }
                 Err(e) => return error(format!("unsupported size {n}: {e:#}")),
             }
         }
@@ -241,6 +250,13 @@ impl Brain {
             "timeout_match" => self.time.timeout_match = Some(num()?),
             "time_left" => self.time.time_left = Some(num()?),
             "max_memory" => self.time.max_memory = Some(num()?),
+            "thread_num" => {
+                let t = num()?.max(1) as usize;
+                self.threads = Some(t);
+                if let Some((_, agent)) = self.agent.as_mut() {
+                    agent.set_threads(t);
+                }
+            }
             "rule" => {
                 let bits = num()?;
                 self.rule = rule_from_bits(bits);

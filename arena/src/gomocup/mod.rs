@@ -20,7 +20,9 @@
 //!   field 1, is Black when both have as many stones); under renju managers send move order,
 //!   which this reproduces. `YXBOARD` … `DONE`: the same without an answer.
 //! - `INFO key value`: `timeout_turn`, `timeout_match`, `time_left` (ms), `max_memory` (bytes),
-//!   `rule` (bitmask: 4 renju, else 1 exactly five (standard), else freestyle). No answer.
+//!   `rule` (bitmask: 4 renju, else 1 exactly five (standard), else freestyle), `thread_num`
+//!   (search threads; at most as many as the brain was started with, `gomocup --threads`). No
+//!   answer.
 //!   Until `INFO rule` arrives the brain plays freestyle (the protocol's default) and says so in
 //!   a `MESSAGE` before its first move after `START`.
 //! - `TAKEBACK x,y` → `OK` when `x,y` is the last stone (removed), else `ERROR`.
@@ -405,6 +407,38 @@ mod tests {
         let mut board = game.board().clone();
         board.place(p, Color::White);
         assert_eq!(vcf(&board, Color::Black, &Limits::nodes(1_000_000)), Vcf::NoWin, "{mv} must refute");
+    }
+
+    /// `INFO thread_num` reaches the agent, before `START` (applied to the agent it makes) and
+    /// after it (applied at once); a value that is not a number is an error.
+    #[test]
+    fn thread_num_reaches_the_agent() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Arc;
+        struct Threads(Arc<AtomicUsize>);
+        impl Agent for Threads {
+            fn new_game(&mut self, _seed: u64) -> Result<()> {
+                Ok(())
+            }
+            fn choose(&mut self, game: &Game) -> Result<Choice> {
+                Naughty.choose(game)
+            }
+            fn set_threads(&mut self, threads: usize) {
+                self.0.store(threads, Ordering::SeqCst);
+            }
+        }
+        let seen = Arc::new(AtomicUsize::new(0));
+        let s = seen.clone();
+        let mut b =
+            Brain::new(Box::new(move |_| Ok(Box::new(Threads(s.clone())) as Box<dyn Agent>)), BrainOptions::default());
+        run(&mut b, "INFO thread_num 3\nSTART 15\n");
+        assert_eq!(seen.load(Ordering::SeqCst), 3);
+        run(&mut b, "INFO thread_num 2\n");
+        assert_eq!(seen.load(Ordering::SeqCst), 2);
+        run(&mut b, "INFO thread_num 0\n");
+        assert_eq!(seen.load(Ordering::SeqCst), 1, "at least one thread");
+        let out = run(&mut b, "INFO thread_num many\n");
+        assert!(out.iter().any(|l| l.starts_with("ERROR") && l.contains("thread_num")), "{out:?}");
     }
 
     #[test]

@@ -222,9 +222,8 @@ impl LinePatternWeights {
 }
 
 /// Weights of random values in `[-0.5, 0.5)` for a board of side `size`, `f` feature channels and
-/// a value MLP of width `h` (seeded): the tests' stand-in for a trained net.
-#[cfg(test)]
-pub(super) fn random_weights(size: usize, f: usize, h: usize, seed: u64) -> LinePatternWeights {
+/// a value MLP of width `h` (seeded): the stand-in for a trained net of tests and benchmarks.
+pub fn random_weights(size: usize, f: usize, h: usize, seed: u64) -> LinePatternWeights {
     use crate::encode::ENCODER_VERSION;
     use rand::{Rng, SeedableRng};
 

@@ -36,6 +36,14 @@ pub struct SearchConfig {
     /// child); an opponent VCF whose refutations the same budget proves restricts the children
     /// to them (none: an exact loss). Default 0 (off).
     pub vcf_nodes: u64,
+    /// MCTS-solver (Winands, Björnsson, Saito 2008): proven wins and losses (terminal positions,
+    /// the shortcuts' and the VCF check's results) propagate up the tree: a node is a proven win
+    /// for its decider when a child is, a proven loss when every live child is a proven win for
+    /// the opponent. Selection takes a proven-winning child at once and skips proven-losing ones
+    /// (unless all are); a proven root ends the search, and its value is exactly `+1` or `-1`.
+    /// Default false (self-play's searches stay as they are); the arena's and the Gomocup
+    /// brain's search players turn it on.
+    pub solver: bool,
 }
 
 impl Default for SearchConfig {
@@ -52,6 +60,7 @@ impl Default for SearchConfig {
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
             vcf_nodes: 0,
+            solver: false,
         }
     }
 }

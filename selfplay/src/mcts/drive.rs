@@ -15,8 +15,9 @@ where
     search_until(mcts, visits, batch, None, rng, eval)
 }
 
-/// [`search_with`], stopping early (after the current batch) once `deadline` has passed. A
-/// Gumbel search ([`Mcts::start_gumbel`]) runs until its budget is spent (`visits` is ignored).
+/// [`search_with`], stopping early (after the current batch) once `deadline` has passed, or
+/// once the solver ([`crate::mcts::SearchConfig::solver`]) proved the root. A Gumbel search
+/// ([`Mcts::start_gumbel`]) runs until its budget is spent (`visits` is ignored).
 pub fn search_until<R: Rng, F>(
     mcts: &mut Mcts,
     visits: u32,
@@ -31,7 +32,7 @@ where
     let mut planes = Vec::new();
     let mut globals = Vec::new();
     let mut stalls = 0;
-    while mcts.search_remaining(visits) > 0 {
+    while mcts.search_remaining(visits) > 0 && mcts.root_proven().is_none() {
         if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
             break;
         }
@@ -52,6 +53,131 @@ where
         }
     }
     Ok(())
+}
+
+/// The tree and what the threads of [`search_parallel`] share under its lock.
+struct Shared<'a, R> {
+    mcts: &'a mut Mcts,
+    rng: &'a mut R,
+    /// A thread's evaluation failed: the others stop.
+    failed: bool,
+    /// Consecutive gathers without progress while nothing was in flight.
+    stalls: u32,
+    /// The slowest evaluation so far: no batch starts unless it still fits before the deadline.
+    slowest: std::time::Duration,
+}
+
+/// [`search_until`] with one thread per evaluator in `evals` (module docs of
+/// [`crate::mcts`], "Threads"): playouts until the root has `visits` visits (leaves in flight
+/// count towards it, so it ends exactly at the target), stopping early once the solver proved the
+/// root or when a batch as slow as the slowest so far would no longer end before `deadline`. With one evaluator, or for a Gumbel
+/// search (its phases need every evaluation back), it is [`search_until`] with `evals[0]`:
+/// the same search, bit for bit. On an error the tree may keep virtual losses: drop it.
+pub fn search_parallel<R, F>(
+    mcts: &mut Mcts,
+    visits: u32,
+    batch: usize,
+    deadline: Option<std::time::Instant>,
+    rng: &mut R,
+    evals: &mut [F],
+) -> anyhow::Result<()>
+where
+    R: Rng + Send,
+    F: FnMut(&[f32], &[f32], usize) -> anyhow::Result<crate::eval::EvalOutput> + Send,
+{
+    anyhow::ensure!(!evals.is_empty(), "search_parallel needs at least one evaluator");
+    let gumbel = mcts.gumbel.is_some() || mcts.gumbel_wanted.is_some();
+    if evals.len() == 1 || gumbel {
+        return search_until(mcts, visits, batch, deadline, rng, &mut evals[0]);
+    }
+    let shared =
+        std::sync::Mutex::new(Shared { mcts, rng, failed: false, stalls: 0, slowest: std::time::Duration::ZERO });
+    let delivered = std::sync::Condvar::new();
+    let results: Vec<anyhow::Result<()>> = std::thread::scope(|s| {
+        let workers: Vec<_> = evals
+            .iter_mut()
+            .map(|eval| {
+                let (shared, delivered) = (&shared, &delivered);
+                s.spawn(move || {
+                    let r = search_thread(shared, delivered, visits, batch, deadline, eval);
+                    if let Ok(mut g) = shared.lock() {
+                        // Failed, or done: either way a thread waiting for a delivery must look
+                        // again.
+                        g.failed |= r.is_err();
+                        delivered.notify_all();
+                    }
+                    r
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|_| Err(anyhow::anyhow!("a search thread panicked"))))
+            .collect()
+    });
+    results.into_iter().collect()
+}
+
+/// One thread of [`search_parallel`]: under the lock, deliver the last batch and gather the
+/// next; evaluate without it, and set the priors and order of the leaves' children
+/// ([`super::LeafBatch::prepare`]) without it too. A thread whose playouts all end at leaves in other threads'
+/// batches waits for a delivery.
+fn search_thread<R, F>(
+    shared: &std::sync::Mutex<Shared<'_, R>>,
+    delivered: &std::sync::Condvar,
+    visits: u32,
+    batch: usize,
+    deadline: Option<std::time::Instant>,
+    eval: &mut F,
+) -> anyhow::Result<()>
+where
+    R: Rng + Send,
+    F: FnMut(&[f32], &[f32], usize) -> anyhow::Result<crate::eval::EvalOutput> + Send,
+{
+    let lock = || shared.lock().map_err(|_| anyhow::anyhow!("a search thread panicked"));
+    let mut planes = Vec::new();
+    let mut globals = Vec::new();
+    let mut held: Option<(super::LeafBatch, crate::eval::EvalOutput)> = None;
+    let mut g = lock()?;
+    loop {
+        let sh = &mut *g;
+        if let Some((b, out)) = held.take() {
+            sh.mcts.deliver_batch(b, &out.policy_logits, &out.wdl, &mut *sh.rng);
+            delivered.notify_all();
+        }
+        let late = deadline.is_some_and(|d| std::time::Instant::now() + sh.slowest >= d);
+        if sh.failed || sh.mcts.root_proven().is_some() || late {
+            return Ok(());
+        }
+        let want = (sh.mcts.search_remaining(visits) as usize).saturating_sub(sh.mcts.in_flight);
+        if want == 0 {
+            return Ok(());
+        }
+        planes.clear();
+        globals.clear();
+        let before = sh.mcts.root_visits();
+        let k = sh.mcts.gather(batch.min(want).max(1), want, &mut planes, &mut globals);
+        if k == 0 {
+            if sh.mcts.in_flight > 0 {
+                // Every leaf reached is in another thread's batch: wait for a delivery.
+                g = delivered.wait(g).map_err(|_| anyhow::anyhow!("a search thread panicked"))?;
+            } else if sh.mcts.root_visits() == before {
+                sh.stalls += 1;
+                anyhow::ensure!(sh.stalls < 1000, "search made no progress (root visits stuck at {before})");
+            }
+            continue;
+        }
+        sh.stalls = 0;
+        let mut b = sh.mcts.take_batch();
+        drop(g);
+        let t = std::time::Instant::now();
+        let out = eval(&planes, &globals, k)?;
+        b.prepare(&out.policy_logits);
+        let took = t.elapsed();
+        held = Some((b, out));
+        g = lock()?;
+        g.slowest = g.slowest.max(took);
+    }
 }
 
 /// Picks a root action from `(action index, visits, prior)` children (as

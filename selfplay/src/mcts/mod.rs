@@ -32,8 +32,15 @@
 //!   statistics the drivers read (visits, policy target, values);
 //! - [`gumbel`]: the Gumbel root procedure (Gumbel-top-k, sequential halving, the improved
 //!   policy);
-//! - `drive`: whole searches over an evaluator ([`search_with`], [`search_until`]) and the
-//!   move choice ([`pick_by_visits`]).
+//! - `drive`: whole searches over an evaluator ([`search_with`], [`search_until`]), over one
+//!   evaluator per thread ([`search_parallel`]), and the move choice ([`pick_by_visits`]).
+//!
+//! # Threads
+//! [`search_parallel`] searches one tree with several threads: the tree sits behind a lock; a
+//! thread takes it to deliver its last batch and gather the next one (selection, expansion,
+//! encoding: [`Mcts::gather`], virtual loss on the paths), takes the batch out of the tree
+//! ([`Mcts::take_batch`]) and evaluates it without the lock, so evaluations run in parallel
+//! while the tree work is serial. One thread is exactly [`search_until`].
 
 pub mod config;
 mod drive;
@@ -43,7 +50,7 @@ mod root;
 mod tree;
 
 pub use config::{SearchAlgorithm, SearchConfig};
-pub use drive::{pick_by_visits, search_until, search_with};
+pub use drive::{pick_by_visits, search_parallel, search_until, search_with};
 pub use gumbel::GumbelParams;
 pub use node::NODE_BYTES;
-pub use tree::{Mcts, SearchStats};
+pub use tree::{LeafBatch, Mcts, SearchStats};

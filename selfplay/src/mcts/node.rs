@@ -25,6 +25,11 @@ pub(super) const F_PRUNED: u8 = 2;
 /// On an expanded node: only its first [`SORTED_PREFIX`] children are sorted by prior; the
 /// others (all unvisited, none with a higher prior) are sorted when the scan first reaches them.
 pub(super) const F_TAIL_UNSORTED: u8 = 4;
+/// Set (with [`crate::mcts::SearchConfig::solver`]) on a node whose game-theoretic value is
+/// proven: `terminal` holds it from `Player::First`'s view, `+1` or `-1` (a terminal win or
+/// loss, a child that wins for the node's decider, or every live child winning for the
+/// opponent).
+pub(super) const F_PROVEN: u8 = 8;
 /// Children sorted at expansion; most nodes are visited a few times, so sorting all ~200 (a
 /// sixth of a self-play thread's time, measured) is mostly wasted.
 pub(super) const SORTED_PREFIX: usize = 16;
@@ -49,6 +54,7 @@ pub(super) struct Node {
     pub(super) vl: u32,
     /// Sum of backed-up values from First's view (+1 First wins, -1 Second wins).
     pub(super) w: f32,
+    /// The exact value from First's view of a `Terminal` node, or of one flagged [`F_PROVEN`].
     pub(super) terminal: f32,
     pub(super) first_child: u32,
     pub(super) num_children: u16,

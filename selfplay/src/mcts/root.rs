@@ -3,8 +3,8 @@
 //! values, the policy target, a forced move).
 
 use super::gumbel::{improved_policy, GumbelParams, GumbelSearch, RootChild};
-use super::node::NodeState::{Expanded, Leaf};
-use super::node::{sign, sort_visited_first, F_PRUNED, F_TAIL_UNSORTED};
+use super::node::NodeState::{Expanded, Leaf, Terminal};
+use super::node::{sign, sort_visited_first, Node, F_PROVEN, F_PRUNED, F_TAIL_UNSORTED};
 use super::tree::Mcts;
 use crate::action::action_space_size;
 use rand::{Rng, SeedableRng};
@@ -25,7 +25,7 @@ impl Mcts {
 
     pub(super) fn apply_noise_if_ready<R: Rng>(&mut self, rng: &mut R) {
         let r = self.nodes[self.root as usize];
-        if !self.noise_wanted || r.state != Expanded || !self.pending.is_empty() {
+        if !self.noise_wanted || r.state != Expanded || !self.nothing_pending() {
             return;
         }
         self.noise_wanted = false;
@@ -69,7 +69,7 @@ impl Mcts {
 
     pub(super) fn start_gumbel_if_ready(&mut self) {
         let Some((budget, noise, seed)) = self.gumbel_wanted else { return };
-        if self.nodes[self.root as usize].state != Expanded || !self.pending.is_empty() {
+        if self.nodes[self.root as usize].state != Expanded || !self.nothing_pending() {
             return;
         }
         self.gumbel_wanted = None;
@@ -86,7 +86,7 @@ impl Mcts {
             // Not started: the root is not expanded yet; this playout evaluates it.
             return self.nodes[self.root as usize].state == Leaf;
         };
-        if g.next().is_none() && self.pending.is_empty() {
+        if g.next().is_none() && self.nothing_pending() {
             g.plan_phase(self.root_net_value(), &self.gumbel_children());
         }
         let ok = g.next().is_some();
@@ -190,7 +190,8 @@ impl Mcts {
     }
 
     /// Root children with their mean value: `(action index, visits, Q)` where `Q` is the mean
-    /// backed-up value from the **root decider's** view (0 for unvisited children).
+    /// backed-up value from the **root decider's** view (0 for unvisited children; exactly `+1`
+    /// or `-1` for a child the solver proved).
     pub fn root_child_values(&self) -> Vec<(usize, u32, f32)> {
         let r = self.nodes[self.root as usize];
         if r.state != Expanded {
@@ -200,7 +201,16 @@ impl Mcts {
         self.nodes[r.children()]
             .iter()
             .filter(|c| c.flags & F_PRUNED == 0)
-            .map(|c| (c.action as usize, c.n, if c.n > 0 { s * c.w / c.n as f32 } else { 0.0 }))
+            .map(|c| {
+                let q = if c.flags & F_PROVEN != 0 {
+                    s * c.terminal
+                } else if c.n > 0 {
+                    s * c.w / c.n as f32
+                } else {
+                    0.0
+                };
+                (c.action as usize, c.n, q)
+            })
             .collect()
     }
 
@@ -228,8 +238,52 @@ impl Mcts {
         line
     }
 
-    /// Search value (win - loss) of the root for the deciding player, in `[-1, 1]`.
+    /// With [`crate::mcts::SearchConfig::solver`]: the root's proven value for its decider,
+    /// exactly `+1` (a proven win) or `-1` (a proven loss); `None` while unproven or without the
+    /// solver.
+    pub fn root_proven(&self) -> Option<f32> {
+        if !self.cfg.solver {
+            return None;
+        }
+        let r = self.nodes[self.root as usize];
+        if r.flags & F_PROVEN != 0 {
+            Some(sign(r.decider) * r.terminal)
+        } else if r.state == Terminal && r.terminal.abs() == 1.0 {
+            // Decided at its own expansion (no children): the walker stands at the root.
+            Some(if self.walker_decider() == 0 { r.terminal } else { -r.terminal })
+        } else {
+            None
+        }
+    }
+
+    /// The root children a move is chosen from, as [`Mcts::root_children`] gives them: all of
+    /// them, except with [`crate::mcts::SearchConfig::solver`], where a proven win leaves only
+    /// the proven-winning children and the proven-losing ones are dropped while any other is left.
+    pub fn root_choices(&self) -> Vec<(usize, u32, f32)> {
+        let r = self.nodes[self.root as usize];
+        if !self.cfg.solver || r.state != Expanded {
+            return self.root_children();
+        }
+        let s = sign(r.decider);
+        let live: Vec<Node> = self.nodes[r.children()].iter().filter(|c| c.flags & F_PRUNED == 0).copied().collect();
+        let proven = |c: &Node, win: bool| c.flags & F_PROVEN != 0 && (s * c.terminal > 0.0) == win;
+        let wins: Vec<Node> = live.iter().filter(|c| proven(c, true)).copied().collect();
+        let keep: Vec<Node> = if !wins.is_empty() {
+            wins
+        } else if live.iter().all(|c| proven(c, false)) {
+            live
+        } else {
+            live.into_iter().filter(|c| !proven(c, false)).collect()
+        };
+        keep.iter().map(|c| (c.action as usize, c.n, c.prior)).collect()
+    }
+
+    /// Search value (win - loss) of the root for the deciding player, in `[-1, 1]`: the mean
+    /// backed-up value, or with the solver a proven root's exact `+1` or `-1`.
     pub fn root_value(&self) -> f32 {
+        if let Some(v) = self.root_proven() {
+            return v;
+        }
         let r = self.nodes[self.root as usize];
         if r.n == 0 {
             0.0

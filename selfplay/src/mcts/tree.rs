@@ -6,7 +6,8 @@
 use super::config::SearchConfig;
 use super::gumbel::GumbelSearch;
 use super::node::{
-    by_prior, sign, sort_tail, ChildSorter, Node, NodeState, F_CHECKED, F_PRUNED, F_TAIL_UNSORTED, NONE, SORTED_PREFIX,
+    by_prior, sign, sort_tail, ChildSorter, Node, NodeState, F_CHECKED, F_PROVEN, F_PRUNED, F_TAIL_UNSORTED, NONE,
+    SORTED_PREFIX,
 };
 use crate::action::{action_index, action_space_size};
 use crate::encode::{NUM_GLOBALS, NUM_PLANES};
@@ -125,6 +126,69 @@ pub struct Mcts {
     pub(super) gumbel_wanted: Option<(u32, bool, u64)>,
     pub(super) gumbel: Option<GumbelSearch>,
     pub(super) stats: SearchStats,
+    /// Leaves taken out by [`Mcts::take_batch`] and not yet delivered (multi-threaded search).
+    pub(super) in_flight: usize,
+}
+
+/// Leaves of a [`Mcts::gather`] taken out of the tree by [`Mcts::take_batch`], to be evaluated
+/// while other threads gather and deliver, and handed back with [`Mcts::deliver_batch`].
+/// The children of its leaves travel with it, so that [`LeafBatch::prepare`] can set their
+/// priors and order them outside the lock (no other thread touches the children of a leaf
+/// awaiting evaluation).
+#[derive(Default)]
+pub struct LeafBatch {
+    pending: Vec<(u32, u32, u32)>,
+    paths: Vec<u32>,
+    /// The children of every leaf, in leaf order, as made.
+    kids: Vec<Node>,
+    /// Per leaf: how many of `kids` are its children.
+    kid_counts: Vec<u16>,
+    /// Per leaf: whether it is the root (its children are sorted in full).
+    is_root: Vec<bool>,
+    /// Per leaf, once prepared: whether its children's tail is left unsorted.
+    tail_unsorted: Vec<bool>,
+    prepared: bool,
+}
+
+impl LeafBatch {
+    /// Number of leaves.
+    pub fn len(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Whether the batch holds no leaf.
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    /// Sets the priors of the leaves' children from `logits` (`[k, A]`) and orders them as
+    /// [`Mcts::deliver`] would (the same functions), without the tree: [`Mcts::deliver_batch`]
+    /// then only copies them in and backs the values up. Called without the lock.
+    ///
+    /// # Panics
+    /// When `logits` does not hold a row per leaf.
+    pub fn prepare(&mut self, logits: &[f32]) {
+        let k = self.len();
+        assert!(k > 0 && logits.len().is_multiple_of(k), "prepare: {} logits for {k} leaves", logits.len());
+        let a = logits.len() / k;
+        let mut priors = Vec::new();
+        let mut sorter = ChildSorter::default();
+        self.tail_unsorted.clear();
+        let mut at = 0;
+        for j in 0..k {
+            let n = self.kid_count(j);
+            let kids = &mut self.kids[at..at + n];
+            set_priors(kids, &logits[j * a..(j + 1) * a], &mut priors);
+            self.tail_unsorted.push(order_children(kids, self.is_root[j], &mut sorter));
+            at += n;
+        }
+        self.prepared = true;
+    }
+
+    /// Children of leaf `j`.
+    fn kid_count(&self, j: usize) -> usize {
+        self.kid_counts[j] as usize
+    }
 }
 
 impl Mcts {
@@ -149,6 +213,7 @@ impl Mcts {
             gumbel_wanted: None,
             gumbel: None,
             stats: SearchStats::default(),
+            in_flight: 0,
         }
     }
 
@@ -160,6 +225,12 @@ impl Mcts {
     /// Number of leaves awaiting [`Mcts::deliver`].
     pub fn pending(&self) -> usize {
         self.pending.len()
+    }
+
+    /// The decider at the root (0 = First) as the walker, standing at the root between
+    /// playouts, sees it.
+    pub(super) fn walker_decider(&self) -> u8 {
+        self.walker.decider().index() as u8
     }
 
     /// Counters since the last call; resets them.
@@ -176,17 +247,14 @@ impl Mcts {
     /// the full stable sort's, so the search is the same, only cheaper.
     fn sort_children(&mut self, node: u32) {
         let kids = self.nodes[node as usize].children();
-        let n = kids.len();
-        if n <= SORTED_PREFIX || node == self.root {
-            // The root in full: root noise and the Gumbel root go through every child in order.
-            self.nodes[kids].sort_by(by_prior);
-            return;
+        if order_children(&mut self.nodes[kids], node == self.root, &mut self.sorter) {
+            self.nodes[node as usize].flags |= F_TAIL_UNSORTED;
         }
-        self.sort_prefix(node);
     }
 
     /// The partial order of [`Mcts::sort_children`] for a node of more than [`SORTED_PREFIX`]
     /// children: the sorted prefix, then the rest in the order made; sets [`F_TAIL_UNSORTED`].
+    #[cfg(test)]
     fn sort_prefix(&mut self, node: u32) {
         let kids = self.nodes[node as usize].children();
         self.sorter.sort_prefix(&mut self.nodes[kids]);
@@ -214,7 +282,7 @@ impl Mcts {
         let mut added = 0;
         let pl = NUM_PLANES * self.size * self.size;
         for _ in 0..max_playouts {
-            if added >= max_leaves {
+            if added >= max_leaves || self.root_proven().is_some() {
                 break;
             }
             let gumbel = self.gumbel.is_some() || self.gumbel_wanted.is_some();
@@ -306,6 +374,11 @@ impl Mcts {
                         }
                     }
                 }
+                Expanded if depth > 0 && nd.flags & F_PROVEN != 0 => {
+                    // A proven node (solver): its exact value, as a terminal one.
+                    self.backup_direct(nd.terminal);
+                    return PlayoutEnd::Done;
+                }
                 Expanded => {
                     let forced = if depth == 0 { self.gumbel.as_ref().and_then(|g| g.next()) } else { None };
                     let Some(child) = forced.or_else(|| self.select(node, depth == 0)) else {
@@ -383,6 +456,8 @@ impl Mcts {
         let mut visited_prior = 0.0f32;
         let mut best = None;
         let mut best_score = f32::NEG_INFINITY;
+        // The first proven-losing child seen (solver).
+        let mut lost = None;
         let std::ops::Range { mut start, end } = nd.children();
         // Scan the visited children over a slice (no bounds checks) up to the first unvisited
         // live child; that one is checked for legality (if not yet), scored with the FPU and
@@ -398,7 +473,7 @@ impl Mcts {
                 // and the first-maximum comparison go through them in order, as below.
                 if let Some(ch) = kids.get(k..k + CHUNK) {
                     let ch: &[Node; CHUNK] = ch.try_into().expect("chunk");
-                    if ch.iter().all(|x| x.flags & F_PRUNED == 0 && x.n + x.vl != 0) {
+                    if ch.iter().all(|x| x.flags & (F_PRUNED | F_PROVEN) == 0 && x.n + x.vl != 0) {
                         let mut sc = [0.0f32; CHUNK];
                         for (o, x) in sc.iter_mut().zip(ch) {
                             let nn = x.n + x.vl;
@@ -419,6 +494,17 @@ impl Mcts {
                 let ch = &kids[k];
                 k += 1;
                 if ch.flags & F_PRUNED != 0 {
+                    continue;
+                }
+                if ch.flags & F_PROVEN != 0 {
+                    // Solver: a proven win for the decider is taken at once; a proven loss is
+                    // skipped (taken only when every live child is one).
+                    let at = (start + k - 1) as u32;
+                    if s * ch.terminal > 0.0 {
+                        return Some(at);
+                    }
+                    lost.get_or_insert(at);
+                    visited_prior += ch.prior;
                     continue;
                 }
                 let nn = ch.n + ch.vl;
@@ -458,7 +544,7 @@ impl Mcts {
             }
             break;
         }
-        best
+        best.or(lost)
     }
 
     fn backup_direct(&mut self, v_first: f32) {
@@ -468,6 +554,45 @@ impl Mcts {
             n.w += v_first;
         }
         self.stats.playouts += 1;
+        if self.cfg.solver {
+            self.propagate_proof();
+        }
+    }
+
+    /// Solver: after a playout that ended at an exact value, marks the end of the path proven
+    /// (a terminal win or loss) and the proof up the path while it holds: a parent is proven
+    /// when the proven child wins for the parent's decider, or when every live child of the
+    /// parent is a proven win for the opponent. Children not yet visited are not proven, so a
+    /// parent with one is not proven lost (its forbidden points are pruned when selection reaches
+    /// them). A draw proves nothing.
+    fn propagate_proof(&mut self) {
+        let Some(&leaf) = self.path.last() else { return };
+        let nd = self.nodes[leaf as usize];
+        if nd.flags & F_PROVEN == 0 {
+            if nd.state != Terminal || nd.terminal.abs() != 1.0 {
+                return;
+            }
+            self.nodes[leaf as usize].flags |= F_PROVEN;
+        }
+        for k in (1..self.path.len()).rev() {
+            let (c, p) = (self.path[k] as usize, self.path[k - 1] as usize);
+            let v = self.nodes[c].terminal;
+            let pn = self.nodes[p];
+            if pn.flags & F_PROVEN != 0 {
+                break;
+            }
+            let s = sign(pn.decider);
+            let proven = s * v > 0.0
+                || self.nodes[pn.children()]
+                    .iter()
+                    .all(|x| x.flags & F_PRUNED != 0 || (x.flags & F_PROVEN != 0 && s * x.terminal < 0.0));
+            if !proven {
+                break;
+            }
+            let n = &mut self.nodes[p];
+            n.flags |= F_PROVEN;
+            n.terminal = v;
+        }
     }
 
     /// Deliver the evaluator's output for the leaves of the last [`Mcts::gather`] calls, in
@@ -485,13 +610,7 @@ impl Mcts {
         for (j, &(leaf, ps, pe)) in pending.iter().enumerate() {
             let row = &logits[j * a..(j + 1) * a];
             let nd = self.nodes[leaf as usize];
-            let priors = &mut self.priors;
-            priors.clear();
-            priors.extend(self.nodes[nd.children()].iter().map(|ch| row[ch.action as usize]));
-            softmax(priors);
-            for (ch, &p) in self.nodes[nd.children()].iter_mut().zip(priors.iter()) {
-                ch.prior = p;
-            }
+            set_priors(&mut self.nodes[nd.children()], row, &mut self.priors);
             self.nodes[leaf as usize].state = Expanded;
             self.sort_children(leaf);
             let w = &wdl[j * 3..j * 3 + 3];
@@ -511,10 +630,75 @@ impl Mcts {
         self.start_gumbel_if_ready();
     }
 
+    /// Takes the leaves awaiting evaluation out of the tree (their virtual loss stays), so that
+    /// more can be gathered before they are delivered: a thread of a multi-threaded search
+    /// evaluates its batch outside the lock on the tree. Deliver it with
+    /// [`Mcts::deliver_batch`].
+    pub fn take_batch(&mut self) -> LeafBatch {
+        let mut b = LeafBatch {
+            pending: std::mem::take(&mut self.pending),
+            paths: std::mem::take(&mut self.paths),
+            ..LeafBatch::default()
+        };
+        for &(leaf, _, _) in &b.pending {
+            let nd = self.nodes[leaf as usize];
+            b.kids.extend_from_slice(&self.nodes[nd.children()]);
+            b.kid_counts.push(nd.num_children);
+            b.is_root.push(leaf == self.root);
+        }
+        self.in_flight += b.len();
+        b
+    }
+
+    /// [`Mcts::deliver`] for a batch taken by [`Mcts::take_batch`] (`logits: [k, A]`, `wdl:
+    /// [k, 3]` for its `k` leaves in order). Requires no leaves pending outside batches.
+    /// A batch [`LeafBatch::prepare`]d already has its children's priors and order: they are
+    /// copied in as they are (`logits` is not read again).
+    pub fn deliver_batch<R: Rng>(&mut self, batch: LeafBatch, logits: &[f32], wdl: &[f32], rng: &mut R) {
+        assert!(self.pending.is_empty(), "deliver_batch with leaves pending outside batches");
+        self.in_flight -= batch.len();
+        if !batch.prepared {
+            self.pending = batch.pending;
+            self.paths = batch.paths;
+            self.deliver(logits, wdl, rng);
+            return;
+        }
+        let k = batch.len();
+        assert_eq!(wdl.len(), k * 3, "deliver: wdl has {} floats, expected {k} leaves x 3", wdl.len());
+        let mut at = 0;
+        for (j, &(leaf, ps, pe)) in batch.pending.iter().enumerate() {
+            let nd = self.nodes[leaf as usize];
+            let n = batch.kid_count(j);
+            self.nodes[nd.children()].copy_from_slice(&batch.kids[at..at + n]);
+            at += n;
+            let node = &mut self.nodes[leaf as usize];
+            node.state = Expanded;
+            if batch.tail_unsorted[j] {
+                node.flags |= F_TAIL_UNSORTED;
+            }
+            let w = &wdl[j * 3..j * 3 + 3];
+            let v = (w[0] - w[2]) * sign(nd.decider);
+            for &i in &batch.paths[ps as usize..pe as usize] {
+                let n = &mut self.nodes[i as usize];
+                n.vl -= 1;
+                n.n += 1;
+                n.w += v;
+            }
+            self.stats.playouts += 1;
+        }
+        self.apply_noise_if_ready(rng);
+        self.start_gumbel_if_ready();
+    }
+
+    /// Whether no leaf awaits evaluation, in the tree or in a taken batch.
+    pub(super) fn nothing_pending(&self) -> bool {
+        self.pending.is_empty() && self.in_flight == 0
+    }
+
     /// Move the root to the child reached by `action` (tree reuse), with `game` the position
     /// after it. Nodes outside the kept subtree are dropped. Requires nothing pending.
     pub fn advance(&mut self, action: usize, game: &Game) {
-        assert!(self.pending.is_empty(), "advance with leaves pending evaluation");
+        assert!(self.nothing_pending(), "advance with leaves pending evaluation");
         self.noise_wanted = false;
         self.gumbel_wanted = None;
         self.gumbel = None;
@@ -602,7 +786,7 @@ impl Mcts {
             let extra = &th[fh.len()..];
             if extra.is_empty() {
                 // The same position: the tree as it stands, its root state unset as advance does.
-                assert!(self.pending.is_empty(), "follow with leaves pending evaluation");
+                assert!(self.nothing_pending(), "follow with leaves pending evaluation");
                 self.noise_wanted = false;
                 self.gumbel_wanted = None;
                 self.gumbel = None;
@@ -646,6 +830,31 @@ impl Mcts {
     pub fn tree_size(&self) -> usize {
         self.nodes.len()
     }
+}
+
+/// Sets the priors of a fresh node's children: the softmax of their logits in `row` (`[A]`);
+/// `scratch` holds the logits meanwhile.
+fn set_priors(kids: &mut [Node], row: &[f32], scratch: &mut Vec<f32>) {
+    scratch.clear();
+    scratch.extend(kids.iter().map(|ch| row[ch.action as usize]));
+    softmax(scratch);
+    for (ch, &p) in kids.iter_mut().zip(scratch.iter()) {
+        ch.prior = p;
+    }
+}
+
+/// Orders a fresh node's children for [`Mcts::select`] as a stable sort by prior would: all of
+/// them when `whole` (the root: root noise and the Gumbel root go through every child in order)
+/// or when there are at most [`SORTED_PREFIX`], else only the prefix
+/// ([`ChildSorter::sort_prefix`]). Returns whether the tail is left unsorted
+/// ([`F_TAIL_UNSORTED`]).
+fn order_children(kids: &mut [Node], whole: bool, sorter: &mut ChildSorter) -> bool {
+    if kids.len() <= SORTED_PREFIX || whole {
+        kids.sort_by(by_prior);
+        return false;
+    }
+    sorter.sort_prefix(kids);
+    true
 }
 
 enum PlayoutEnd {
@@ -787,6 +996,45 @@ mod tests {
         }
         assert_eq!(m.principal_variation(first, 1), vec![first]);
         assert!(m.principal_variation(g.board().stones()[0].0.index(15), 5).is_empty(), "an occupied point");
+    }
+
+    /// A batch taken out, prepared without the tree and delivered leaves the tree exactly as
+    /// delivering the same evaluations in place does (every node field, in order), at the
+    /// root's own expansion and deeper, where only a prefix of the children is sorted.
+    #[test]
+    fn a_prepared_batch_delivers_exactly_what_deliver_does() {
+        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: false }, None).unwrap();
+        for (x, y) in [(7, 7), (8, 8), (7, 8)] {
+            g.apply(Action::Place(Point::new(x, y))).unwrap();
+        }
+        let mut ev = HeuristicEvaluator::new(15);
+        let (mut a, mut b) = (Mcts::new(&g, SearchConfig::default()), Mcts::new(&g, SearchConfig::default()));
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        for round in 0..40 {
+            let (mut pa, mut ga, mut pb, mut gb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let ka = a.gather(8, 8, &mut pa, &mut ga);
+            let kb = b.gather(8, 8, &mut pb, &mut gb);
+            assert_eq!((ka, &pa), (kb, &pb), "round {round}: the same leaves");
+            if ka == 0 {
+                continue;
+            }
+            let out = ev.evaluate(&pa, &ga, ka).unwrap();
+            a.deliver(&out.policy_logits, &out.wdl, &mut rng);
+            let mut batch = b.take_batch();
+            assert_eq!(b.in_flight, ka);
+            batch.prepare(&out.policy_logits);
+            b.deliver_batch(batch, &out.policy_logits, &out.wdl, &mut rng);
+            assert_eq!(b.in_flight, 0);
+            assert_eq!(a.nodes.len(), b.nodes.len());
+            for (i, (x, y)) in a.nodes.iter().zip(&b.nodes).enumerate() {
+                let same = (x.action, x.state, x.flags, x.decider, x.n, x.vl, x.first_child, x.num_children)
+                    == (y.action, y.state, y.flags, y.decider, y.n, y.vl, y.first_child, y.num_children)
+                    && (x.prior.to_bits(), x.w.to_bits(), x.terminal.to_bits())
+                        == (y.prior.to_bits(), y.w.to_bits(), y.terminal.to_bits());
+                assert!(same, "round {round}, node {i}: {x:?} != {y:?}");
+            }
+        }
+        assert!(a.root_visits() > 100);
     }
 
     /// The partial sort's two steps give exactly the full stable sort by prior, ties included
