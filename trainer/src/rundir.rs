@@ -24,12 +24,26 @@ use crate::generations::{generation_dir_name, newest_generation, LATEST_FILE};
 use crate::process::{host_tag, is_running, lease_owner, process_tag};
 use crate::runlock::RunLock;
 use crate::store::{default_cache_dir, is_remote, ObjectRun};
-use crate::training::{checkpoint_dir_name, parse_checkpoint_dir_name};
 use anyhow::{Context, Result};
 use renju_fs::append_line;
 use renju_selfplay::record::ShardName;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// The directory name of the checkpoint at `step`: `step-NNNNNNNNN`.
+pub fn checkpoint_dir_name(step: u64) -> String {
+    format!("step-{step:09}")
+}
+
+/// The step of a checkpoint directory name ([`checkpoint_dir_name`]), if it is one.
+pub fn parse_checkpoint_dir_name(name: &str) -> Option<u64> {
+    let digits = name.strip_prefix("step-")?;
+    if digits.len() >= 9 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        digits.parse().ok()
+    } else {
+        None
+    }
+}
 
 /// `train.log`, under the run's root.
 pub const LOG_FILE: &str = "train.log";

@@ -36,7 +36,7 @@ use crate::generations::{
     generation_dir_name, latest_record, list_generations, parse_generation_dir_name, read_latest, write_latest,
     LATEST_FILE,
 };
-use crate::training::{checkpoint_dir_name, parse_checkpoint_dir_name};
+use crate::rundir::{checkpoint_dir_name, parse_checkpoint_dir_name};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use object_store::path::Path as ObjPath;
 use object_store::{ObjectStore, PutMode, PutOptions, PutPayload};

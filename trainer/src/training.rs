@@ -25,7 +25,7 @@ use crate::model::{load_weights, publish_model, ModelConfig, WEIGHTS_FILE};
 use crate::net::{is_decayed, Net, NetShape};
 use crate::optim::Optimizer;
 use crate::replay::{LoadJob, Loader, ReplayWindow, WindowStatus};
-use crate::rundir::RunDir;
+use crate::rundir::{checkpoint_dir_name, RunDir};
 use anyhow::{bail, ensure, Context, Result};
 use renju_fs::{publish_dir, write_atomic};
 use serde::{Deserialize, Serialize};
@@ -37,21 +37,6 @@ use tch::{nn, Device, Kind, Tensor};
 pub const OPTIMIZER_FILE: &str = "optimizer.safetensors";
 /// Training state file in a checkpoint.
 pub const STATE_FILE: &str = "state.json";
-
-/// The directory name of the checkpoint at `step`: `step-NNNNNNNNN`.
-pub fn checkpoint_dir_name(step: u64) -> String {
-    format!("step-{step:09}")
-}
-
-/// The step of a checkpoint directory name ([`checkpoint_dir_name`]), if it is one.
-pub fn parse_checkpoint_dir_name(name: &str) -> Option<u64> {
-    let digits = name.strip_prefix("step-")?;
-    if digits.len() >= 9 && digits.bytes().all(|b| b.is_ascii_digit()) {
-        digits.parse().ok()
-    } else {
-        None
-    }
-}
 
 /// `state.json` of a checkpoint.
 #[derive(Clone, Debug, Serialize, Deserialize)]
