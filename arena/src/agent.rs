@@ -34,6 +34,23 @@ pub struct Choice {
     pub reused: u64,
 }
 
+/// A root candidate of an agent's last search ([`Agent::candidates`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    pub action: Action,
+    /// Root visits of the action.
+    pub visits: u64,
+    /// Mean value (win - loss in `[-1, 1]`) after the action, for the decider of the searched
+    /// position (0 without visits; exactly `+1` / `-1` when the solver proved it).
+    pub value: f32,
+    /// The principal variation, `action` first (most visited children down the tree).
+    pub pv: Vec<Action>,
+    /// The searched answers to `action`: `(action, visits, value)`, the value as [`Self::value`]
+    /// (for the decider of the searched position) after both actions. Empty when `action` was
+    /// not expanded.
+    pub replies: Vec<(Action, u64, f32)>,
+}
+
 /// A player in a game: anything that picks the deciding player's action. The one player
 /// abstraction of the crate: arena players, the Gomocup brain's thinking ([`crate::gomocup`])
 /// and external engines ([`crate::engine`]) all implement it.
@@ -65,6 +82,13 @@ pub trait Agent: Send {
     /// starts afresh. For a position that does not follow from the last one by the moves played
     /// (a takeback, a restart). The default does nothing.
     fn forget(&mut self) {}
+    /// The root candidates of the last decision when it searched `game` (search agents that keep
+    /// their tree, [`SearchSettings::reuse_tree`]), in no particular order, each with a principal
+    /// variation of at most `pv_length` actions; empty otherwise (the default).
+    fn candidates(&self, game: &Game, pv_length: usize) -> Vec<Candidate> {
+        let _ = (game, pv_length);
+        Vec::new()
+    }
 }
 
 /// How long a search may run: stop at `playouts` root visits or after `time`, whichever first.
@@ -337,6 +361,36 @@ impl Agent for MctsAgent {
     }
     fn forget(&mut self) {
         self.kept = None;
+    }
+    fn candidates(&self, game: &Game, pv_length: usize) -> Vec<Candidate> {
+        let Some((root, m)) = self.kept_tree() else { return Vec::new() };
+        let same = root.history() == game.history()
+            && root.board().size() == game.board().size()
+            && root.board().rule() == game.board().rule()
+            && root.protocol() == game.protocol()
+            && root.stone_cap() == game.stone_cap();
+        if !same {
+            return Vec::new();
+        }
+        let size = game.board().size();
+        let actions = |v: Vec<usize>| v.into_iter().filter_map(|a| action_from_index(a, size)).collect::<Vec<_>>();
+        m.root_child_values()
+            .into_iter()
+            .filter_map(|(a, n, q)| {
+                let replies = m
+                    .child_values_after(&[a])
+                    .into_iter()
+                    .filter_map(|(b, nb, qb)| Some((action_from_index(b, size)?, nb as u64, qb)))
+                    .collect();
+                Some(Candidate {
+                    action: action_from_index(a, size)?,
+                    visits: n as u64,
+                    value: q,
+                    pv: actions(m.principal_variation(a, pv_length)),
+                    replies,
+                })
+            })
+            .collect()
     }
 }
 

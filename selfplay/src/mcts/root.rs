@@ -193,12 +193,29 @@ impl Mcts {
     /// backed-up value from the **root decider's** view (0 for unvisited children; exactly `+1`
     /// or `-1` for a child the solver proved).
     pub fn root_child_values(&self) -> Vec<(usize, u32, f32)> {
+        self.child_values_after(&[])
+    }
+
+    /// As [`Mcts::root_child_values`] for the children of the node reached from the root by the
+    /// action indices `path` (`&[]` is the root); `Q` is still from the **root decider's** view.
+    /// Empty when that node is not in the tree or not expanded.
+    pub fn child_values_after(&self, path: &[usize]) -> Vec<(usize, u32, f32)> {
         let r = self.nodes[self.root as usize];
-        if r.state != Expanded {
+        let s = sign(r.decider);
+        let mut node = r;
+        for &a in path {
+            if node.state != Expanded {
+                return Vec::new();
+            }
+            match self.nodes[node.children()].iter().find(|c| c.action as usize == a) {
+                Some(c) => node = *c,
+                None => return Vec::new(),
+            }
+        }
+        if node.state != Expanded {
             return Vec::new();
         }
-        let s = sign(r.decider);
-        self.nodes[r.children()]
+        self.nodes[node.children()]
             .iter()
             .filter(|c| c.flags & F_PRUNED == 0)
             .map(|c| {
