@@ -221,3 +221,94 @@ fn the_brain_keeps_the_subtree_of_the_moves_played_between_turns() {
     let (_, search) = move_and_search(&run_all(&mut a, "BOARD\n3,3,1\n11,11,2\n3,4,1\n11,10,2\nDONE"));
     assert_eq!(search, Some((cap, 0)), "after an unrelated BOARD");
 }
+
+/// A renju position with White (ours) to move: Black 7,7 and 7,8, White 8,8.
+const WHITE_TO_MOVE: &str = "START 15\nINFO rule 4\nYXBOARD\n7,7,2\n8,8,1\n7,8,2\nDONE";
+
+/// The `MESSAGE NBEST k x,y visits=V winrate=W pv=...` lines of `out`: `(k, point, visits,
+/// winrate, pv)`.
+fn nbest_lines(out: &[String]) -> Vec<(usize, String, u64, f32, Vec<String>)> {
+    out.iter()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("MESSAGE NBEST ")?;
+            let (head, pv) = rest.split_once(" pv=").unwrap_or_else(|| panic!("no pv in '{l}'"));
+            let w: Vec<&str> = head.split(' ').collect();
+            assert_eq!(w.len(), 4, "{l}");
+            let visits = w[2].strip_prefix("visits=").unwrap().parse().unwrap();
+            let winrate = w[3].strip_prefix("winrate=").unwrap().parse().unwrap();
+            Some((w[0].parse().unwrap(), w[1].to_string(), visits, winrate, pv.split(' ').map(String::from).collect()))
+        })
+        .collect()
+}
+
+/// `YXNBEST 3`: three candidate lines, most visited first, each with a principal variation from
+/// its own point, then the move (the first candidate), which is recorded: a `TURN` on it is an
+/// error. Malformed counts get `ERROR` and the brain keeps answering.
+#[test]
+fn yxnbest_reports_the_candidates_and_plays_the_best() {
+    let mut b = reusing_brain(300);
+    run_all(&mut b, WHITE_TO_MOVE);
+    let out = run_all(&mut b, "YXNBEST 3");
+    let lines = nbest_lines(&out);
+    assert_eq!(lines.iter().map(|l| l.0).collect::<Vec<_>>(), [1, 2, 3], "{out:?}");
+    for w in lines.windows(2) {
+        assert!(w[0].2 >= w[1].2, "most visited first: {out:?}");
+    }
+    for l in &lines {
+        assert_eq!(l.4[0], l.1, "the pv starts at its candidate: {out:?}");
+        assert!((0.0..=1.0).contains(&l.3), "{out:?}");
+        assert!(!["7,7", "8,8", "7,8"].contains(&l.1.as_str()), "an occupied candidate: {out:?}");
+    }
+    let (mv, search) = move_and_search(&out);
+    assert_eq!(mv, lines[0].1, "the move is the most visited candidate: {out:?}");
+    assert_eq!(search.map(|s| s.0 + s.1), Some(300));
+    assert!(run_all(&mut b, &format!("TURN {mv}"))[0].starts_with("ERROR"), "the move was recorded");
+    for bad in ["YXNBEST x", "YXNBEST 0", "YXNBEST"] {
+        let out = run_all(&mut b, bad);
+        assert!(out.len() == 1 && out[0].starts_with("ERROR"), "{bad}: {out:?}");
+    }
+    let info = run_all(&mut b, "YXSHOWINFO");
+    assert!(!info.is_empty() && info.iter().all(|l| l.starts_with("MESSAGE")), "{info:?}");
+    assert!(info[0].contains("renju-zero"), "{info:?}");
+}
+
+/// `YXBALANCEONE bias`: the answer is, among the candidates of the same search (a second brain
+/// reports them all with `YXNBEST`) with at least 5% of the top visits, the one whose value is
+/// closest to the bias; it is recorded. `YXBALANCETWO`: two distinct empty points, not recorded.
+#[test]
+fn yxbalance_answers_the_most_even_searched_moves() {
+    for bias in [0.0f32, -0.4] {
+        let mut all = reusing_brain(300);
+        run_all(&mut all, WHITE_TO_MOVE);
+        let cands = nbest_lines(&run_all(&mut all, "YXNBEST 225"));
+        assert!(cands.len() > 3);
+        let floor = (cands[0].2 / 20).max(1);
+        let dist = |w: f32| (2.0 * w - 1.0 - bias).abs();
+        let best = cands.iter().filter(|c| c.2 >= floor).map(|c| dist(c.3)).fold(f32::INFINITY, f32::min);
+
+        let mut b = reusing_brain(300);
+        run_all(&mut b, WHITE_TO_MOVE);
+        let out = run_all(&mut b, &format!("YXBALANCEONE {bias}"));
+        let mv = out.last().unwrap();
+        let c = cands.iter().find(|c| &c.1 == mv).unwrap_or_else(|| panic!("{mv} is no candidate: {out:?}"));
+        assert!(c.2 >= floor, "{mv} has {} visits, under {floor}: {out:?}", c.2);
+        assert!(dist(c.3) <= best + 0.002, "{mv}: {} from the bias, the best {best}: {out:?}", dist(c.3));
+        assert!(run_all(&mut b, &format!("TURN {mv}"))[0].starts_with("ERROR"), "the move was recorded");
+    }
+    let mut b = reusing_brain(300);
+    run_all(&mut b, WHITE_TO_MOVE);
+    let out = run_all(&mut b, "YXBALANCETWO 0");
+    let two: Vec<&str> = out.last().unwrap().split(' ').collect();
+    assert_eq!(two.len(), 2, "{out:?}");
+    assert_ne!(two[0], two[1]);
+    for p in &two {
+        assert!(!["7,7", "8,8", "7,8"].contains(p), "{out:?}");
+    }
+    // Not recorded: the opponent may still play our first point.
+    let after = run_all(&mut b, &format!("TURN {}", two[0]));
+    assert!(!after.last().unwrap().starts_with("ERROR"), "{after:?}");
+    for bad in ["YXBALANCEONE x", "YXBALANCETWO 2"] {
+        let out = run_all(&mut b, bad);
+        assert!(out.len() == 1 && out[0].starts_with("ERROR"), "{bad}: {out:?}");
+    }
+}

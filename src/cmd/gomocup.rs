@@ -78,6 +78,7 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
         default_turn: Duration::from_secs_f64(args.time),
         max_playouts: args.playouts,
         root_vcf_nodes: args.root_vcf_nodes,
+        max_threads: threads,
         ..Default::default()
     };
     let mut brain = Brain::new(factory, opts);

@@ -35,6 +35,9 @@ pub struct BrainOptions {
     pub root_vcf_nodes: u64,
     /// The `ABOUT` answer.
     pub about: String,
+    /// Search threads the brain was started with (the most `INFO thread_num` can ask for),
+    /// reported by `YXSHOWINFO`. Default 1.
+    pub max_threads: usize,
 }
 
 impl Default for BrainOptions {
@@ -47,6 +50,7 @@ impl Default for BrainOptions {
                 "name=\"renju-zero\", version=\"{}\", author=\"renju-zero project\", country=\"-\"",
                 env!("CARGO_PKG_VERSION")
             ),
+            max_threads: 1,
         }
     }
 }
@@ -337,7 +341,16 @@ impl Brain {
         Ok((action, c, messages))
     }
 
+    /// Our move (`BEGIN`, `TURN`, `BOARD`), recorded on the board.
     pub(super) fn think(&mut self) -> Vec<String> {
+        self.think_nbest(0)
+    }
+
+    /// `YXNBEST n` (`n` > 0; 0 is [`Brain::think`]): our move as [`Brain::think`] answers it, with
+    /// a `MESSAGE NBEST k x,y visits=V winrate=W pv=x,y ...` line first for each of the `n` most
+    /// visited root candidates of the search (`k` from 1; `W` = (value + 1) / 2 for us). A move
+    /// played without a search (the first stone, a VCF) has no such lines.
+    pub(super) fn think_nbest(&mut self, nbest: usize) -> Vec<String> {
         let t0 = std::time::Instant::now();
         let empty_board = self.moves.is_empty();
         let mut run = || -> Result<Vec<String>> {
@@ -352,6 +365,21 @@ impl Brain {
             ensure!(!game.is_over(), "the game is over");
             let (action, c, mut out) = self.decide(&game)?;
             let Action::Place(p) = action else { bail!("the agent did not place a stone") };
+            if nbest > 0 && c.playouts + c.reused > 0 {
+                let (_, agent) = self.agent.as_ref().context("no agent")?;
+                let mut cands = agent.candidates(&game, NBEST_PV_LENGTH);
+                cands.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.value.total_cmp(&a.value)));
+                for (k, cand) in cands.iter().take(nbest).enumerate() {
+                    out.push(format!(
+                        "MESSAGE NBEST {} {} visits={} winrate={:.3} pv={}",
+                        k + 1,
+                        format_action(cand.action, size),
+                        cand.visits,
+                        (cand.value + 1.0) / 2.0,
+                        cand.pv.iter().map(|&a| format_action(a, size)).collect::<Vec<_>>().join(" ")
+                    ));
+                }
+            }
             self.moves.push(p);
             if let Some(v) = c.value {
                 out.push(format!("MESSAGE playouts {} reused {} value {v:+.3}", c.playouts, c.reused));
@@ -371,6 +399,66 @@ impl Brain {
             answer.insert(0, format!("MESSAGE {FREESTYLE_UNTIL_TOLD}"));
         }
         answer
+    }
+
+    /// `YXBALANCEONE bias` / `YXBALANCETWO bias` (`two`): searches the position and answers the
+    /// move (with `two`, our move and the opponent's reply, `x,y x,y`) after which our value is
+    /// closest to `bias` (in `[-1, 1]`, 0 = even). Candidates are the legal moves (never a
+    /// forbidden black point) with at least [`balance_floor`] of the most visited sibling's
+    /// visits; ties go to the more visited. The one move is recorded on the board, as a `TURN`
+    /// answer is; the two moves are not (the manager places them).
+    pub(super) fn balance(&mut self, bias: f32, two: bool) -> Result<Vec<String>> {
+        let size = self.need_board()?;
+        let game = self.game_of(&self.moves)?;
+        ensure!(!game.is_over(), "the game is over");
+        let limit = self.limit(size * size - game.board().stone_count());
+        let (_, agent) = self.agent.as_mut().context("no board yet: send START first")?;
+        agent.choose_within(&game, &limit)?;
+        let cands = agent.candidates(&game, 1);
+        ensure!(!cands.is_empty(), "the agent has no searched candidates to balance with");
+        let floor = balance_floor(cands.iter().map(|c| c.visits));
+        let mut best: Option<(f32, u64, Vec<Point>, f32)> = None;
+        let mut consider = |value: f32, visits: u64, line: Vec<Point>| {
+            let d = (value - bias).abs();
+            if best.as_ref().is_none_or(|b| d < b.0 || (d == b.0 && visits > b.1)) {
+                best = Some((d, visits, line, value));
+            }
+        };
+        for c in cands.iter().filter(|c| c.visits >= floor && game.is_legal(c.action)) {
+            let Action::Place(p) = c.action else { continue };
+            if !two {
+                consider(c.value, c.visits, vec![p]);
+                continue;
+            }
+            let mut after = game.clone();
+            after.apply(c.action)?;
+            if after.is_over() {
+                continue;
+            }
+            let reply_floor = balance_floor(c.replies.iter().map(|r| r.1));
+            for &(r, n, v) in c.replies.iter().filter(|r| r.1 >= reply_floor && after.is_legal(r.0)) {
+                if let Action::Place(q) = r {
+                    consider(v, n, vec![p, q]);
+                }
+            }
+        }
+        let (_, visits, line, value) = best.context("no searched candidate to balance with (search longer)")?;
+        let mut out = vec![format!("MESSAGE balance value {value:+.3} visits {visits} bias {bias:+.3}")];
+        if !two {
+            self.moves.push(line[0]);
+        }
+        out.push(line.iter().map(|&p| format_point(p, size)).collect::<Vec<_>>().join(" "));
+        Ok(out)
+    }
+
+    /// `YXSHOWINFO`: `MESSAGE` lines describing the engine.
+    pub(super) fn show_info(&self) -> Vec<String> {
+        let threads = self.threads.unwrap_or(self.opts.max_threads).min(self.opts.max_threads).max(1);
+        vec![
+            format!("MESSAGE name renju-zero version {}", env!("CARGO_PKG_VERSION")),
+            format!("MESSAGE threads {threads} (at most {})", self.opts.max_threads),
+            format!("MESSAGE rule {:?}", self.rule),
+        ]
     }
 
     /// `SWAP2BOARD` (module docs of [`super`]): the opening stones are replayed in a Swap2 game
@@ -461,4 +549,20 @@ fn warm(mut agent: Box<dyn Agent>, size: usize, rule: Rule) -> Result<Box<dyn Ag
     let g = Game::new(size, rule, Protocol::Free { centre: false }, None)?;
     agent.choose_within(&g, &SearchLimit { playouts: Some(16), time: None })?;
     Ok(agent)
+}
+
+/// Actions of a principal variation in a `YXNBEST` line.
+const NBEST_PV_LENGTH: usize = 10;
+
+/// The fewest visits a balance candidate needs: 5% of the most visited of `visits`, at least 1.
+fn balance_floor(visits: impl Iterator<Item = u64>) -> u64 {
+    (visits.max().unwrap_or(0) / 20).max(1)
+}
+
+/// A stone placement as a protocol point, any other action by its notation.
+fn format_action(a: Action, size: usize) -> String {
+    match a {
+        Action::Place(p) => format_point(p, size),
+        other => other.to_string(),
+    }
 }

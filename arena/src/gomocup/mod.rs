@@ -145,6 +145,21 @@ impl Brain {
                 Ok(s) => vec![s],
                 Err(e) => error(format!("{e:#}")),
             },
+            "YXNBEST" => match arg.parse::<usize>() {
+                Ok(n) if n > 0 => self.think_nbest(n),
+                _ => error(format!("YXNBEST needs a number of candidates (at least 1), got '{arg}'")),
+            },
+            "YXBALANCEONE" | "YXBALANCETWO" => {
+                let bias = if arg.is_empty() { Ok(0.0) } else { arg.parse::<f32>() };
+                match bias {
+                    Ok(b) if (-1.0..=1.0).contains(&b) => match self.balance(b, cmd == "YXBALANCETWO") {
+                        Ok(v) => v,
+                        Err(e) => error(format!("{cmd}: {e:#}")),
+                    },
+                    _ => error(format!("{cmd} needs a bias between -1 and 1 (a value for us), got '{arg}'")),
+                }
+            }
+            "YXSHOWINFO" => self.show_info(),
             "YXHASHCLEAR" => {
                 self.forget();
                 Vec::new()
