@@ -1,6 +1,7 @@
 //! The Gomocup brain: the Piskvork protocol on a line stream (P. Laštovička, M. Petříček,
 //! "Gomoku AI protocol", <https://plastovicka.github.io/protocl2en.htm>; SWAP2BOARD from the
-//! Gomocup 2020 tournament rules; YXBOARD / YXSHOWFORBID from Yixin's extensions).
+//! Gomocup 2020 tournament rules; YXBOARD, YXSHOWFORBID, YXNBEST, YXBALANCEONE / YXBALANCETWO and
+//! YXSHOWINFO from Yixin's extensions, answered as Rapfi answers them short of an opening database).
 //!
 //! [`Brain`] ([`brain`]) is a state machine over commands; it thinks through any
 //! [`crate::agent::Agent`] (the CLI gives it the search agent [`crate::agent::MctsAgent`]) and
@@ -27,6 +28,17 @@
 //!   a `MESSAGE` before its first move after `START`.
 //! - `TAKEBACK x,y` → `OK` when `x,y` is the last stone (removed), else `ERROR`.
 //! - `YXHASHCLEAR` → no answer: the search tree kept between moves is dropped.
+//! - `YXNBEST n` (`n` ≥ 1) → our move, recorded as a `TURN` answer is, after one line per
+//!   candidate of its search, the `n` most visited root moves:
+//!   `MESSAGE NBEST k x,y visits=V winrate=W pv=x,y x,y ...` (`k` from 1, `W` = (value + 1) / 2
+//!   for us, the principal variation from the candidate). A move without a search (a VCF) has
+//!   none.
+//! - `YXBALANCEONE [b]` → after a search, the move after which our value is closest to the bias
+//!   `b` (in `[-1, 1]`, default 0), recorded; `YXBALANCETWO [b]` → `x,y x,y`, our move and the
+//!   opponent's reply after which our value is closest to `b`, not recorded. Candidates need at
+//!   least 5% of the most visited sibling's visits (at least 1) and are never forbidden points;
+//!   a `MESSAGE balance value V visits N bias B` line comes first.
+//! - `YXSHOWINFO` → `MESSAGE` lines only: name and version, search threads, rule.
 //! - `SWAP2BOARD` / stones / `DONE` (Swap2, RULES.md §5.11): 0 stones → three stones
 //!   `x,y x,y x,y` (black, white, black); 3 stones → `SWAP` (we take Black), our white stone 4
 //!   `x,y` (we stay White) or stones 4 and 5 `x,y x,y` (the opponent chooses the colour); 5
