@@ -219,7 +219,7 @@ pub fn serve(brain: &mut Brain, input: impl BufRead, mut output: impl Write) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::{Agent, Choice};
+    use crate::agent::{Agent, Candidate, Choice};
     use crate::wire::{format_point, from_wire, parse_xy};
     use renju_rules::vcf::{vcf, Limits, Vcf};
     use renju_rules::{Action, Color, Game, Point, Rule};
@@ -498,5 +498,75 @@ mod tests {
             let out = run_all(&mut b, &format!("START 15\nINFO rule {rule}\nBEGIN\nTURN 0,0\n"));
             assert!(!out.iter().any(|l| l.contains("INFO rule")), "{out:?}");
         }
+    }
+
+    /// Places the centre-nearest point and reports fixed candidates (protocol coordinates,
+    /// visits, value, replies) for the balance commands.
+    struct Balanced;
+    type Listed = (&'static str, u64, f32, &'static [(&'static str, u64, f32)]);
+    const LISTED: [Listed; 4] = [
+        // The forbidden point, exactly even, with an exactly even reply: never chosen.
+        ("7,7", 100, 0.0, &[("8,8", 100, 0.0)]),
+        // Occupied 0,0 and the 1-visit 3,5 (under 5% of 50) are even but never chosen.
+        ("3,3", 100, 0.3, &[("0,0", 50, 0.0), ("3,4", 50, 0.2), ("3,5", 1, 0.0), ("4,4", 40, -0.6)]),
+        // Under 5% of 100 visits.
+        ("10,10", 3, 0.0, &[]),
+        ("11,3", 60, -0.5, &[("11,4", 10, 0.25)]),
+    ];
+    impl Agent for Balanced {
+        fn new_game(&mut self, _seed: u64) -> Result<()> {
+            Ok(())
+        }
+        fn choose(&mut self, game: &Game) -> Result<Choice> {
+            Naughty.choose(game)
+        }
+        fn candidates(&self, game: &Game, _pv_length: usize) -> Vec<Candidate> {
+            let n = game.board().size();
+            let at = |t: &str| {
+                let (x, y) = parse_xy(t).unwrap();
+                Action::Place(from_wire(x, y, n).unwrap())
+            };
+            LISTED
+                .iter()
+                .map(|&(p, visits, value, replies)| Candidate {
+                    action: at(p),
+                    visits,
+                    value,
+                    pv: vec![at(p)],
+                    replies: replies.iter().map(|&(r, n, v)| (at(r), n, v)).collect(),
+                })
+                .collect()
+        }
+    }
+
+    /// The balance commands choose the candidate (pair) closest to the bias among the legal ones
+    /// with enough visits: never the forbidden h8 (7,7), an occupied reply, or a move with under
+    /// 5% of the top visits, however even. The one move is recorded, the pair is not.
+    #[test]
+    fn balance_skips_forbidden_occupied_and_rarely_visited_candidates() {
+        // Black (us) to move with a double-three on 7,7 (forbid_test's position).
+        let setup =
+            "START 15\nINFO rule 4\nYXBOARD\n5,7,1\n0,0,2\n6,7,1\n14,0,2\n7,9,1\n0,14,2\n7,8,1\n14,14,2\nDONE\n";
+        let brain = || Brain::new(Box::new(|_| Ok(Box::new(Balanced) as Box<dyn Agent>)), BrainOptions::default());
+        for (cmd, want) in [
+            ("YXBALANCEONE", "3,3"),
+            ("YXBALANCEONE -0.4", "11,3"),
+            ("YXBALANCETWO", "3,3 3,4"),
+            ("YXBALANCETWO 0.3", "11,3 11,4"),
+        ] {
+            let mut b = brain();
+            let out = run(&mut b, &format!("{setup}YXSHOWFORBID\n{cmd}\n"));
+            assert_eq!(out, ["OK", "FORBID 0707.", want], "{cmd}");
+            let (x, y) = parse_xy(want.split(' ').next().unwrap()).unwrap();
+            let first = from_wire(x, y, 15).unwrap();
+            let recorded = b.moves().last() == Some(&first);
+            assert_eq!(recorded, cmd.starts_with("YXBALANCEONE"), "{cmd}: {:?}", b.moves());
+        }
+        // No candidates (an agent without a search) and malformed biases: ERROR, and on.
+        let mut b = brain_deciding(Action::Swap);
+        let out = run(&mut b, &format!("{setup}YXBALANCEONE\nYXBALANCETWO 1.5\nYXBALANCEONE even\nYXSHOWFORBID\n"));
+        assert_eq!(out.len(), 5, "{out:?}");
+        assert!(out[1..4].iter().all(|l| l.starts_with("ERROR")), "{out:?}");
+        assert_eq!(out[4], "FORBID 0707.");
     }
 }
