@@ -226,3 +226,31 @@ fn threads_flag_and_info_thread_num() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--threads must be at least 1"));
 }
+
+/// Yixin-Board's extensions through the CLI (the candidate lines are MESSAGEs, which the reader
+/// skips; the brain's module tests check them): `YXNBEST 3` plays a recorded move, the balance
+/// commands answer one and two empty points, malformed counts get ERROR, and `YXSHOWINFO`
+/// answers nothing but MESSAGEs (the next answer is the following command's).
+#[test]
+fn yixin_nbest_balance_and_showinfo() {
+    let mut b = Brain::start();
+    assert_eq!(b.ask("START 15"), "OK");
+    b.send("INFO rule 4");
+    b.send("YXBOARD\n7,7,2\n8,8,1\n7,8,2\nDONE");
+    let mv = b.ask("YXNBEST 3");
+    let p = point(&mv);
+    assert!(![(7, 7), (8, 8), (7, 8)].contains(&p), "{mv} is occupied");
+    assert!(b.ask(&format!("TURN {mv}")).starts_with("ERROR"), "YXNBEST's move is recorded");
+    assert!(b.ask("YXNBEST x").starts_with("ERROR"));
+    assert!(b.ask("YXNBEST 0").starts_with("ERROR"));
+    b.send("YXSHOWINFO");
+    let one = b.ask("YXBALANCEONE 0");
+    let q = point(&one);
+    assert!(![(7, 7), (8, 8), (7, 8), p].contains(&q), "{one} is occupied");
+    let two: Vec<(i64, i64)> = b.ask("YXBALANCETWO").split(' ').map(point).collect();
+    assert_eq!(two.len(), 2);
+    assert_ne!(two[0], two[1]);
+    assert!(two.iter().all(|t| ![(7, 7), (8, 8), (7, 8), p, q].contains(t)), "{two:?}");
+    b.send("END");
+    b.exits_cleanly();
+}
