@@ -998,6 +998,37 @@ mod tests {
         assert!(m.principal_variation(g.board().stones()[0].0.index(15), 5).is_empty(), "an occupied point");
     }
 
+    /// The children of a node below the root, valued from the root decider's view: their visits
+    /// are the tree's, and a node's backed-up sum is its own leaf value (within `[-1, 1]`) plus
+    /// its children's, so the replies' visit-weighted values add up to the move's within 1.
+    #[test]
+    fn child_values_after_a_move_are_from_the_root_deciders_view() {
+        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: true }, None).unwrap();
+        for (x, y) in [(7, 7), (8, 8), (7, 8)] {
+            g.apply(Action::Place(Point::new(x, y))).unwrap();
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut m = Mcts::new(&g, SearchConfig::default());
+        let mut ev = HeuristicEvaluator::new(15);
+        search_with(&mut m, 800, 8, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+        assert_eq!(m.child_values_after(&[]), m.root_child_values());
+        let mut checked = 0;
+        for (a, n, q) in m.root_child_values().into_iter().filter(|c| c.1 >= 20) {
+            let replies = m.child_values_after(&[a]);
+            assert!(!replies.is_empty());
+            let mut sum = 0.0;
+            for &(b, nb, qb) in &replies {
+                assert_eq!(nb, m.visits_after(&[a, b]));
+                sum += nb as f32 * qb;
+            }
+            let own = n as f32 * q - sum;
+            assert!(own.abs() <= 1.0 + 1e-3, "move {a}: {n} x {q} against the replies' {sum}");
+            checked += 1;
+        }
+        assert!(checked > 0);
+        assert!(m.child_values_after(&[g.board().stones()[0].0.index(15)]).is_empty(), "an occupied point");
+    }
+
     /// A batch taken out, prepared without the tree and delivered leaves the tree exactly as
     /// delivering the same evaluations in place does (every node field, in order), at the
     /// root's own expansion and deeper, where only a prefix of the children is sorted.
