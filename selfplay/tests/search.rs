@@ -8,20 +8,8 @@ use renju_selfplay::action::{action_from_index, action_index};
 use renju_selfplay::eval::{EvalOutput, Evaluator, HeuristicEvaluator, UniformEvaluator};
 use renju_selfplay::mcts::{search_with, Mcts, SearchAlgorithm, SearchConfig};
 
-/// A free-opening game with the given stones placed alternately (black first).
-fn game_with(rule: Rule, black: &[(u8, u8)], white: &[(u8, u8)]) -> Game {
-    let mut g = Game::new(15, rule, Protocol::Free { centre: false }, None).unwrap();
-    for k in 0..black.len().max(white.len()) {
-        if let Some(&(x, y)) = black.get(k) {
-            g.apply(Action::Place(Point::new(x, y))).unwrap();
-        }
-        if let Some(&(x, y)) = white.get(k) {
-            g.apply(Action::Place(Point::new(x, y))).unwrap();
-        }
-    }
-    assert!(g.outcome().is_none());
-    g
-}
+mod common;
+use common::game_with;
 
 fn best_action(g: &Game, visits: u32, eval: &mut dyn Evaluator) -> (usize, Mcts) {
     let mut rng = ChaCha8Rng::seed_from_u64(1);

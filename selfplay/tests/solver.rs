@@ -4,25 +4,13 @@
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use renju_rules::{Action, Game, Point, Protocol, Rule};
+use renju_rules::{Action, Game, Point, Rule};
 use renju_selfplay::action::action_index;
 use renju_selfplay::eval::{EvalOutput, Evaluator, HeuristicEvaluator};
 use renju_selfplay::mcts::{pick_by_visits, search_with, Mcts, SearchConfig};
 
-/// A free-opening renju game with the given stones placed alternately (black first).
-fn game_with(black: &[(u8, u8)], white: &[(u8, u8)]) -> Game {
-    let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: false }, None).unwrap();
-    for k in 0..black.len().max(white.len()) {
-        if let Some(&(x, y)) = black.get(k) {
-            g.apply(Action::Place(Point::new(x, y))).unwrap();
-        }
-        if let Some(&(x, y)) = white.get(k) {
-            g.apply(Action::Place(Point::new(x, y))).unwrap();
-        }
-    }
-    assert!(g.outcome().is_none());
-    g
-}
+mod common;
+use common::game_with;
 
 /// The solver on; `shortcuts` off makes the search find the fives itself.
 fn solver(shortcuts: bool) -> SearchConfig {
@@ -80,7 +68,7 @@ const FAR_WHITE: [(u8, u8); 4] = [(2, 7), (0, 0), (14, 0), (0, 14)];
 
 #[test]
 fn a_five_is_a_proven_win_played_at_once() {
-    let g = game_with(&FOUR, &FAR_WHITE);
+    let g = game_with(Rule::Renju, &FOUR, &FAR_WHITE);
     for shortcuts in [true, false] {
         let (m, pick) = search(&g, solver(shortcuts), 64);
         assert_eq!(pick, idx(7, 7), "shortcuts {shortcuts}");
@@ -100,7 +88,7 @@ fn every_move_but_the_block_is_a_proven_loss() {
     // White to move against Black's four: every move but (7, 7) loses to the five. Values are
     // all 0 and the root priors flat, so only the solver's proofs single out the block.
     let white = [(2, 7), (0, 0), (14, 0)];
-    let g = game_with(&FOUR, &white);
+    let g = game_with(Rule::Renju, &FOUR, &white);
     let (m, pick) = search_flat(&g, solver(false), 3000, true);
     assert_eq!(pick, idx(7, 7));
     let values = m.root_child_values();
@@ -119,7 +107,7 @@ fn a_double_four_against_the_mover_is_a_proven_loss() {
     // cannot stop both.
     let black = [(3, 7), (4, 7), (5, 7), (6, 7), (10, 3), (10, 4), (10, 5), (10, 6)];
     let white = [(2, 7), (10, 2), (0, 0), (14, 0), (0, 14), (14, 14), (0, 10)];
-    let g = game_with(&black, &white);
+    let g = game_with(Rule::Renju, &black, &white);
     for (shortcuts, budget) in [(true, 200), (false, 5000)] {
         let (m, pick) = search(&g, solver(shortcuts), budget);
         assert_eq!(m.root_proven(), Some(-1.0), "shortcuts {shortcuts}");

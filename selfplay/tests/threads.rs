@@ -4,25 +4,13 @@
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use renju_rules::{Action, Game, Point, Protocol, Rule};
+use renju_rules::{Action, Game, Point, Rule};
 use renju_selfplay::action::{action_from_index, action_index};
 use renju_selfplay::eval::{EvalOutput, Evaluator, HeuristicEvaluator};
 use renju_selfplay::mcts::{pick_by_visits, search_parallel, search_with, Mcts, SearchConfig};
 
-/// A free-opening renju game with the given stones placed alternately (black first).
-fn game_with(black: &[(u8, u8)], white: &[(u8, u8)]) -> Game {
-    let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: false }, None).unwrap();
-    for k in 0..black.len().max(white.len()) {
-        if let Some(&(x, y)) = black.get(k) {
-            g.apply(Action::Place(Point::new(x, y))).unwrap();
-        }
-        if let Some(&(x, y)) = white.get(k) {
-            g.apply(Action::Place(Point::new(x, y))).unwrap();
-        }
-    }
-    assert!(g.outcome().is_none());
-    g
-}
+mod common;
+use common::game_with;
 
 type EvalFn = Box<dyn FnMut(&[f32], &[f32], usize) -> anyhow::Result<EvalOutput> + Send>;
 
@@ -48,7 +36,7 @@ fn search(g: &Game, cfg: SearchConfig, visits: u32, threads: usize) -> (Mcts, us
 
 #[test]
 fn two_threads_play_a_legal_move_and_every_playout_is_a_visit() {
-    let g = game_with(&[(7, 7), (8, 6), (6, 8)], &[(8, 8), (7, 6)]);
+    let g = game_with(Rule::Renju, &[(7, 7), (8, 6), (6, 8)], &[(8, 8), (7, 6)]);
     for (threads, visits) in [(2, 800), (3, 1000), (4, 257)] {
         let (mut m, pick) = search(&g, SearchConfig::default(), visits, threads);
         assert!(g.is_legal(action_from_index(pick, 15).unwrap()));
@@ -78,9 +66,9 @@ fn forced_positions_get_the_answer_of_one_thread() {
     let idx = |x, y| action_index(Action::Place(Point::new(x, y)), 15);
     let four = [(3, 7), (4, 7), (5, 7), (6, 7)];
     // Black to move with a four: the five at (7, 7) (shortcuts off: the search must find it).
-    let win = game_with(&four, &[(2, 7), (0, 0), (14, 0), (0, 14)]);
+    let win = game_with(Rule::Renju, &four, &[(2, 7), (0, 0), (14, 0), (0, 14)]);
     // White to move against that four: the block at (7, 7).
-    let block = game_with(&four, &[(2, 7), (0, 0), (14, 0)]);
+    let block = game_with(Rule::Renju, &four, &[(2, 7), (0, 0), (14, 0)]);
     for (g, solver) in [(&win, true), (&win, false), (&block, true), (&block, false)] {
         let cfg = SearchConfig { shortcuts: false, solver, ..SearchConfig::default() };
         let (_, one) = search(g, cfg.clone(), 1500, 1);
@@ -95,7 +83,7 @@ fn forced_positions_get_the_answer_of_one_thread() {
 
 #[test]
 fn one_evaluator_is_the_one_thread_search_bit_for_bit() {
-    let g = game_with(&[(7, 7), (8, 6), (6, 8)], &[(8, 8), (7, 6)]);
+    let g = game_with(Rule::Renju, &[(7, 7), (8, 6), (6, 8)], &[(8, 8), (7, 6)]);
     let mut a = Mcts::new(&g, SearchConfig::default());
     let mut ev = HeuristicEvaluator::new(15);
     search_with(&mut a, 600, 8, &mut ChaCha8Rng::seed_from_u64(9), |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
