@@ -364,12 +364,7 @@ impl Agent for MctsAgent {
     }
     fn candidates(&self, game: &Game, pv_length: usize) -> Vec<Candidate> {
         let Some((root, m)) = self.kept_tree() else { return Vec::new() };
-        let same = root.history() == game.history()
-            && root.board().size() == game.board().size()
-            && root.board().rule() == game.board().rule()
-            && root.protocol() == game.protocol()
-            && root.stone_cap() == game.stone_cap();
-        if !same {
+        if !(root.same_setup(game) && root.history() == game.history()) {
             return Vec::new();
         }
         let size = game.board().size();

@@ -402,6 +402,14 @@ impl Game {
     pub fn stone_cap(&self) -> Option<usize> {
         self.stone_cap
     }
+    /// Whether `other` is a game of the same setup (board size, rule, protocol, stone cap), so
+    /// that its decisions can continue or repeat this game's.
+    pub fn same_setup(&self, other: &Game) -> bool {
+        self.board.size() == other.board.size()
+            && self.board.rule() == other.board.rule()
+            && self.protocol == other.protocol
+            && self.stone_cap == other.stone_cap
+    }
     /// Who decides now. Meaningless once the game is over.
     pub fn to_decide(&self) -> Player {
         self.to_decide

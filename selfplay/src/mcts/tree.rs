@@ -776,13 +776,7 @@ impl Mcts {
     /// nothing pending and `to` not over.
     pub fn follow(&mut self, from: &Game, to: &Game) -> bool {
         let (fh, th) = (from.history(), to.history());
-        let same_setup = from.board().size() == to.board().size()
-            && from.board().rule() == to.board().rule()
-            && from.protocol() == to.protocol()
-            && from.stone_cap() == to.stone_cap()
-            && th.len() >= fh.len()
-            && th[..fh.len()] == *fh;
-        if same_setup {
+        if from.same_setup(to) && th.len() >= fh.len() && th[..fh.len()] == *fh {
             let extra = &th[fh.len()..];
             if extra.is_empty() {
                 // The same position: the tree as it stands, its root state unset as advance does.
