@@ -185,6 +185,8 @@ fn a_trainer_on_a_fresh_machine_resumes_from_the_store_after_the_lost_one_s_leas
     assert!(saved > 0 && steps.len() <= 3, "checkpoints in the store: {steps:?}");
     let log = String::from_utf8(store.get("train.log").unwrap().expect("train.log in the store")).unwrap();
     assert_eq!(session_steps(&log), vec![0], "{log}");
+    let lost_events = store.list("tensorboard").unwrap();
+    assert_eq!(lost_events.len(), 1, "the lost trainer's TensorBoard file is in the store: {lost_events:?}");
 
     // A trainer on a fresh machine (a new cache, no --config) once the lease has expired.
     wait_until("the lost trainer's lease to expire", 30, || store.lease_holder().unwrap().is_none());
@@ -214,6 +216,10 @@ fn a_trainer_on_a_fresh_machine_resumes_from_the_store_after_the_lost_one_s_leas
         .collect();
     assert_eq!(listed, (1..=lost_at + 1).collect::<Vec<_>>(), "{jsonl}");
     assert!(store.checkpoint_steps().unwrap().last().unwrap() > &saved);
+    // Both trainers' TensorBoard files are in the store, and the new cache holds the lost one's.
+    let events = store.list("tensorboard").unwrap();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(dir.path().join("cache-b/tensorboard").join(&lost_events[0]).is_file());
     let check =
         Command::new(env!("CARGO_BIN_EXE_renju-zero")).args(["check-run", "--run"]).arg(&root).output().unwrap();
     assert!(check.status.success(), "check-run: {}", String::from_utf8_lossy(&check.stdout));

@@ -49,6 +49,8 @@ pub fn parse_checkpoint_dir_name(name: &str) -> Option<u64> {
 pub const LOG_FILE: &str = "train.log";
 /// `generations.jsonl`, under the run's root.
 pub const GENERATIONS_LOG_FILE: &str = "generations.jsonl";
+/// `tensorboard/`, under the run's root.
+pub const TENSORBOARD_DIR: &str = "tensorboard";
 
 /// The paths of one run directory, and the object store behind it for a remote run.
 #[derive(Clone, Debug)]
@@ -146,7 +148,8 @@ impl RunDir {
         Ok(Some(newest))
     }
 
-    /// Remote run (trainer): uploads `train.log` and `generations.jsonl`, each rewritten whole.
+    /// Remote run (trainer): uploads `train.log` and `generations.jsonl`, each rewritten whole,
+    /// and the TensorBoard event files that grew ([`ObjectRun::push_event_files`]).
     pub fn sync_logs_out(&self) -> Result<()> {
         let Some(r) = &self.remote else { return Ok(()) };
         for (rel, path) in [(LOG_FILE, self.log()), (GENERATIONS_LOG_FILE, self.generations_log())] {
@@ -154,15 +157,18 @@ impl RunDir {
                 r.put(rel, &bytes)?;
             }
         }
-        Ok(())
+        r.push_event_files(&self.tensorboard()).map(|_| ())
     }
 
     /// Remote run (trainer): makes the cache's `train.log` and `generations.jsonl` continue the
     /// store's copies: a cache copy that extends the store's is kept (this machine wrote them);
     /// one the store's extends is replaced by it; otherwise (a fresh cache holding only this
-    /// process's first lines) the store's copy comes first, the cache's lines after it.
+    /// process's first lines) the store's copy comes first, the cache's lines after it. The
+    /// store's TensorBoard event files that the cache lacks are downloaded
+    /// ([`ObjectRun::pull_event_files`]).
     pub fn sync_logs_in(&self) -> Result<()> {
         let Some(r) = &self.remote else { return Ok(()) };
+        r.pull_event_files(&self.tensorboard())?;
         for (rel, path) in [(LOG_FILE, self.log()), (GENERATIONS_LOG_FILE, self.generations_log())] {
             let Some(stored) = r.get(rel)? else { continue };
             let local = std::fs::read(&path).unwrap_or_default();
@@ -236,7 +242,7 @@ impl RunDir {
     }
     /// `tensorboard/`: event files.
     pub fn tensorboard(&self) -> PathBuf {
-        self.root.join("tensorboard")
+        self.root.join(TENSORBOARD_DIR)
     }
     /// `train.log`: one summary line per generation and the run's notices.
     pub fn log(&self) -> PathBuf {
@@ -380,6 +386,36 @@ mod tests {
         assert_eq!(fresh.sync_checkpoint_in().unwrap(), None, "the cache is as new as the store");
         // A local run exchanges nothing.
         assert_eq!(RunDir::new(&d.path().join("local")).sync_checkpoint_in().unwrap(), None);
+    }
+
+    #[test]
+    fn tensorboard_files_go_up_when_they_grow_and_come_down_to_a_fresh_cache() {
+        use object_store::memory::InMemory;
+        let d = tempfile::tempdir().unwrap();
+        let mem: Arc<dyn object_store::ObjectStore> = Arc::new(InMemory::new());
+        let store = Arc::new(ObjectRun::with_store("memory:///r", mem.clone(), "r".into()).unwrap());
+        let lost = RunDir { root: d.path().join("lost"), remote: Some(store.clone()) };
+        std::fs::create_dir_all(lost.tensorboard()).unwrap();
+        let events = lost.tensorboard().join("events.out.tfevents.1.host.7.0");
+        std::fs::write(&events, b"step 1").unwrap();
+        assert_eq!(store.push_event_files(&lost.tensorboard()).unwrap(), 1);
+        assert_eq!(store.push_event_files(&lost.tensorboard()).unwrap(), 0, "unchanged: not uploaded again");
+        std::fs::write(&events, b"step 1 step 2").unwrap();
+        lost.sync_logs_out().unwrap();
+        assert_eq!(store.get("tensorboard/events.out.tfevents.1.host.7.0").unwrap().unwrap(), b"step 1 step 2");
+        // A trainer on a fresh cache (its own store handle) gets the earlier trainer's files
+        // beside its own, which stays as it is.
+        let store2 = Arc::new(ObjectRun::with_store("memory:///r", mem, "r".into()).unwrap());
+        let fresh = RunDir { root: d.path().join("fresh"), remote: Some(store2.clone()) };
+        std::fs::create_dir_all(fresh.tensorboard()).unwrap();
+        std::fs::write(fresh.tensorboard().join("events.out.tfevents.2.host.8.0"), b"mine").unwrap();
+        fresh.sync_logs_in().unwrap();
+        assert_eq!(
+            std::fs::read(fresh.tensorboard().join("events.out.tfevents.1.host.7.0")).unwrap(),
+            b"step 1 step 2"
+        );
+        assert_eq!(std::fs::read(fresh.tensorboard().join("events.out.tfevents.2.host.8.0")).unwrap(), b"mine");
+        assert_eq!(store2.push_event_files(&fresh.tensorboard()).unwrap(), 1, "only its own file goes up");
     }
 
     #[test]

@@ -24,7 +24,8 @@
 //!   its manifest `checkpoints/step-NNNNNNNNN.manifest.json` created conditionally, then
 //!   `checkpoints/LATEST`), the newest `keep_checkpoints` kept; a trainer on a fresh cache
 //!   resumes from the newest one ([`ObjectRun::push_checkpoint`], [`ObjectRun::pull_checkpoint`]);
-//!   `train.log` and `generations.jsonl` are rewritten whole ([`crate::RunDir::sync_logs_out`]).
+//!   `train.log` and `generations.jsonl` are rewritten whole, and each TensorBoard event file
+//!   when it has grown ([`crate::RunDir::sync_logs_out`], [`ObjectRun::push_event_files`]).
 //!
 //! Credentials and endpoints come from the standard environment variables read by
 //! `object_store`'s builders: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`,
@@ -36,11 +37,11 @@ use crate::generations::{
     generation_dir_name, latest_record, list_generations, parse_generation_dir_name, read_latest, write_latest,
     LATEST_FILE,
 };
-use crate::rundir::{checkpoint_dir_name, parse_checkpoint_dir_name};
+use crate::rundir::{checkpoint_dir_name, parse_checkpoint_dir_name, TENSORBOARD_DIR};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use object_store::path::Path as ObjPath;
 use object_store::{ObjectStore, PutMode, PutOptions, PutPayload};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -104,6 +105,8 @@ pub struct ObjectRun {
     rt: tokio::runtime::Runtime,
     /// Shard names this process has uploaded (or found already uploaded).
     uploaded: Mutex<HashSet<String>>,
+    /// The length of each TensorBoard event file as this process last uploaded or downloaded it.
+    event_files: Mutex<HashMap<String, u64>>,
     /// The lease epoch this process last wrote, when, and for which owner, while it holds it.
     lease: Mutex<Option<(u64, SystemTime, String)>>,
     /// How long the lease lasts without renewal ([`LEASE_SECONDS`]).
@@ -237,6 +240,7 @@ impl ObjectRun {
             prefix,
             rt,
             uploaded: Mutex::default(),
+            event_files: Mutex::default(),
             lease: Mutex::default(),
             lease_seconds: lease_seconds_from_env()?,
             #[cfg(test)]
@@ -564,6 +568,50 @@ impl ObjectRun {
             }
             if let Some(bytes) = self.get(&format!("selfplay/{name}"))? {
                 renju_fs::write_atomic(&selfplay.join(&name), &bytes)?;
+                new += 1;
+            }
+        }
+        Ok(new)
+    }
+
+    /// Uploads the TensorBoard event files of the local `dir` whose length differs from what this
+    /// process last uploaded, each rewritten whole under `tensorboard/` (an event file only grows,
+    /// and each trainer process writes its own). Returns how many it uploaded.
+    pub fn push_event_files(&self, dir: &Path) -> Result<usize> {
+        let Ok(entries) = std::fs::read_dir(dir) else { return Ok(0) };
+        let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_file()).collect();
+        files.sort();
+        let mut new = 0;
+        for p in files {
+            let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            let bytes = std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
+            let len = bytes.len() as u64;
+            if self.event_files.lock().unwrap().get(&name) == Some(&len) {
+                continue;
+            }
+            self.put(&format!("{TENSORBOARD_DIR}/{name}"), &bytes)?;
+            self.event_files.lock().unwrap().insert(name, len);
+            new += 1;
+        }
+        Ok(new)
+    }
+
+    /// Downloads the store's TensorBoard event files that the local `dir` lacks (those of the
+    /// run's earlier trainers), so that TensorBoard on the cache shows the whole run. Returns
+    /// how many it downloaded.
+    pub fn pull_event_files(&self, dir: &Path) -> Result<usize> {
+        let mut new = 0;
+        let names = self.list(TENSORBOARD_DIR)?;
+        if !names.is_empty() {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        for name in names {
+            if dir.join(&name).exists() {
+                continue;
+            }
+            if let Some(bytes) = self.get(&format!("{TENSORBOARD_DIR}/{name}"))? {
+                renju_fs::write_atomic(&dir.join(&name), &bytes)?;
+                self.event_files.lock().unwrap().insert(name, bytes.len() as u64);
                 new += 1;
             }
         }
