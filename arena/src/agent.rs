@@ -144,6 +144,10 @@ pub struct SearchSettings {
     /// many as the agent was built with, [`MctsAgent::with_evaluators`]). Default 1: arena
     /// matches play several games at once instead; the Gomocup brain uses every core.
     pub threads: usize,
+    /// Evaluate ordinary placements from the stones-only inputs, as the exported network sees
+    /// them inside another engine ([`renju_selfplay::stones_only::StonesOnlyEvaluator`]). Default
+    /// off.
+    pub stones_only: bool,
 }
 
 impl Default for SearchSettings {
@@ -155,6 +159,7 @@ impl Default for SearchSettings {
             config: SearchConfig { solver: true, ..SearchConfig::default() },
             reuse_tree: false,
             threads: 1,
+            stones_only: false,
         }
     }
 }

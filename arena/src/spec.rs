@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use anyhow::{bail, ensure, Context, Result};
 use renju_selfplay::eval::{EvaluatorLoader, EvaluatorSpec};
+use renju_selfplay::stones_only::StonesOnlyEvaluator;
 
 use crate::agent::{Agent, MctsAgent, SearchLimit, SearchSettings};
 use crate::engine::{EngineAgent, EngineSpec};
@@ -30,7 +31,9 @@ pub enum PlayerKind {
 /// `engine:"CMD ARGS"` (the command is split like a shell would, see the `shlex` crate; quotes
 /// are needed when it contains commas). Keys for search players: `playouts=N`, `time=SECONDS`,
 /// `batch=B`, `explore=K`, `cpuct=C`, `algorithm=puct|gumbel`, `vcf_nodes=N` (the VCF check at node
-/// expansion with N solver nodes per call, `SearchConfig::vcf_nodes`; default 0, off); for
+/// expansion with N solver nodes per call, `SearchConfig::vcf_nodes`; default 0, off),
+/// `inputs=full|stones` (`stones`: the network sees ordinary placements as an engine that knows
+/// only the stones gives them, [`StonesOnlyEvaluator`]; default `full`); for
 /// engines: `nodes=N` (nodes per move, `INFO max_node`), `depth=D` (search depth per move,
 /// `INFO max_depth`) and `time=SECONDS` (`INFO timeout_turn`; default
 /// [`EngineSpec::default_time`]: 5, or 60 with `nodes` or `depth`). With neither `playouts` nor
@@ -130,6 +133,13 @@ impl PlayerSpec {
                     "time" => time = Some(Duration::from_secs_f64(num(k, v)?)),
                     "batch" => s.batch = whole(k, v)? as usize,
                     "threads" => s.threads = whole(k, v)? as usize,
+                    "inputs" => {
+                        s.stones_only = match v.as_str() {
+                            "stones" => true,
+                            "full" => false,
+                            _ => bail!("player {name}: inputs={v} must be 'full' or 'stones'"),
+                        }
+                    }
                     "explore" => s.explore = num(k, v)? as usize,
                     "cpuct" => s.config.c_puct = num(k, v)? as f32,
                     "algorithm" => s.config.algorithm = v.parse().with_context(|| format!("player {name}"))?,
@@ -140,7 +150,7 @@ impl PlayerSpec {
                     }
                     other => bail!(
                         "player {name}: unknown option '{other}' (search players take playouts, time, batch, threads, explore, \
-                         cpuct, algorithm, vcf_nodes)"
+                         cpuct, algorithm, vcf_nodes, inputs)"
                     ),
                 }
             }
@@ -157,7 +167,11 @@ impl PlayerSpec {
         Ok(match &self.kind {
             PlayerKind::Search { eval, settings } => {
                 // One evaluator per search thread.
-                let evals = (0..settings.threads.max(1)).map(|_| eval.build(size, loader)).collect::<Result<_>>()?;
+                let build = || -> Result<Box<dyn renju_selfplay::eval::Evaluator>> {
+                    let e = eval.build(size, loader)?;
+                    Ok(if settings.stones_only { Box::new(StonesOnlyEvaluator::new(e)) } else { e })
+                };
+                let evals = (0..settings.threads.max(1)).map(|_| build()).collect::<Result<_>>()?;
                 Box::new(MctsAgent::with_evaluators(evals, settings.clone()))
             }
             PlayerKind::Engine(spec) => Box::new(
@@ -199,7 +213,12 @@ mod tests {
                 assert_eq!(settings.limit, SearchLimit { playouts: None, time: Some(Duration::from_millis(500)) });
                 assert_eq!(settings.explore, 4);
                 assert_eq!(settings.config.vcf_nodes, 300);
+                assert!(!settings.stones_only, "full inputs unless told");
             }
+            k => panic!("{k:?}"),
+        }
+        match PlayerSpec::parse_named("h=heuristic,inputs=stones").unwrap().kind {
+            PlayerKind::Search { settings, .. } => assert!(settings.stones_only),
             k => panic!("{k:?}"),
         }
         let p = PlayerSpec::parse_named(r#"e=engine:"./pbrain-x --flag a,b",time=2"#).unwrap();
@@ -244,6 +263,7 @@ mod tests {
         assert!(e("a=heuristic,playouts=0").contains("playouts=0 must be at least 1"));
         assert!(e("a=heuristic,batch=2.5").contains("batch='2.5' is not a whole number"));
         assert!(e("a=heuristic,vcf_nodes=1.5").contains("vcf_nodes=1.5 must be a whole number"));
+        assert!(e("a=heuristic,inputs=planes").contains("inputs=planes must be 'full' or 'stones'"));
         // The in-search VCF budget has one name: `vcf=` is refused, naming the accepted keys.
         assert!(
             e("a=heuristic,vcf=300").contains("unknown option 'vcf'") && e("a=heuristic,vcf=300").contains("vcf_nodes")

@@ -17,6 +17,7 @@
 //! ([`DROPOUT_PLANES`]).
 
 use crate::encode::{global, kind, plane, ENCODER_VERSION, NUM_GLOBALS, NUM_PLANES};
+use crate::eval::{check_inputs, EvalOutput, Evaluator};
 use anyhow::{ensure, Result};
 use renju_rules::Rule;
 
@@ -74,6 +75,54 @@ pub fn to_stones_only(planes: &mut [f32], globals: &mut [f32], n: usize, size: u
 pub fn zero_dropout_planes(pos: &mut [f32], pp: usize) {
     for &c in &DROPOUT_PLANES {
         pos[c * pp..(c + 1) * pp].fill(0.0);
+    }
+}
+
+/// Whether the encoded globals `g` are those of an ordinary placement, the only decision a
+/// stones-only engine makes: decision kind `PlaceStone`, colours settled, the stone of the
+/// decider's own colour, no offers pending.
+pub fn is_ordinary_placement(g: &[f32]) -> bool {
+    g[global::KIND + kind::PLACE_STONE] > 0.5
+        && g[global::COLOURS_SETTLED] > 0.5
+        && (g[global::STONE_IS_BLACK] > 0.5) == (g[global::DECIDER_IS_BLACK] > 0.5)
+        && g[global::OFFERS_PENDING] == 0.0
+}
+
+/// An evaluator that plays as an exported network does inside a stones-only engine: every
+/// ordinary placement ([`is_ordinary_placement`]) reaches `inner` in its stones-only encoding
+/// ([`to_stones_only`]); the opening protocol's decisions, which such an engine never makes, keep
+/// their full inputs. Arena players get it with `inputs=stones`.
+pub struct StonesOnlyEvaluator {
+    inner: Box<dyn Evaluator>,
+    planes: Vec<f32>,
+    globals: Vec<f32>,
+}
+
+impl StonesOnlyEvaluator {
+    pub fn new(inner: Box<dyn Evaluator>) -> StonesOnlyEvaluator {
+        StonesOnlyEvaluator { inner, planes: Vec::new(), globals: Vec::new() }
+    }
+}
+
+impl Evaluator for StonesOnlyEvaluator {
+    fn evaluate(&mut self, planes: &[f32], globals: &[f32], n: usize) -> Result<EvalOutput> {
+        let size = self.inner.board_size();
+        check_inputs(planes, globals, n, size)?;
+        self.planes.clear();
+        self.planes.extend_from_slice(planes);
+        self.globals.clear();
+        self.globals.extend_from_slice(globals);
+        let pl = NUM_PLANES * size * size;
+        for (pos, g) in self.planes.chunks_exact_mut(pl).zip(self.globals.chunks_exact_mut(NUM_GLOBALS)) {
+            if is_ordinary_placement(g) {
+                to_stones_only(pos, g, 1, size)?;
+            }
+        }
+        self.inner.evaluate(&self.planes, &self.globals, n)
+    }
+
+    fn board_size(&self) -> usize {
+        self.inner.board_size()
     }
 }
 
@@ -149,5 +198,55 @@ mod tests {
             }
         }
         assert!(!DROPOUT_PLANES.contains(&plane::OFFERS));
+    }
+
+    /// Keeps the inputs it was asked about; answers zeros.
+    struct Recorder(std::sync::Arc<std::sync::Mutex<Vec<(Vec<f32>, Vec<f32>)>>>);
+    impl Evaluator for Recorder {
+        fn evaluate(&mut self, planes: &[f32], globals: &[f32], n: usize) -> Result<EvalOutput> {
+            self.0.lock().unwrap().push((planes.to_vec(), globals.to_vec()));
+            Ok(EvalOutput { policy_logits: vec![0.0; n * 15 * 15 * 2], wdl: vec![0.0; n * 3] })
+        }
+        fn board_size(&self) -> usize {
+            15
+        }
+    }
+
+    #[test]
+    fn the_evaluator_rewrites_ordinary_placements_and_passes_protocol_decisions() {
+        // Position 0: an ordinary placement with j8 forbidden for Black. Position 1: RIF after
+        // three stones, White deciding whether to swap.
+        let mut placement = Game::new(15, Rule::Renju, Protocol::Free { centre: false }, None).unwrap();
+        for p in parse_moves("h8 a15 i8 o15 j9 o1 j10 a1", 15).unwrap() {
+            placement.apply(Action::Place(p)).unwrap();
+        }
+        let mut swap = Game::new(15, Rule::Renju, Protocol::Rif, None).unwrap();
+        while swap.board().stones().len() < 3 {
+            let a = swap.legal_actions()[0];
+            swap.apply(a).unwrap();
+        }
+        let (mut planes, mut globals) = (vec![0.0; 2 * planes_len(15)], vec![0.0; 2 * NUM_GLOBALS]);
+        for (i, g) in [&placement, &swap].into_iter().enumerate() {
+            let pl = planes_len(15);
+            encode(g, &mut planes[i * pl..(i + 1) * pl], &mut globals[i * NUM_GLOBALS..(i + 1) * NUM_GLOBALS]);
+        }
+        assert!(is_ordinary_placement(&globals[..NUM_GLOBALS]));
+        assert!(!is_ordinary_placement(&globals[NUM_GLOBALS..]));
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut e = StonesOnlyEvaluator::new(Box::new(Recorder(seen.clone())));
+        let out = e.evaluate(&planes, &globals, 2).unwrap();
+        assert_eq!(out.wdl.len(), 6);
+        let (got_planes, got_globals) = seen.lock().unwrap()[0].clone();
+        let pl = planes_len(15);
+        let (mut want_planes, mut want_globals) = (planes[..pl].to_vec(), globals[..NUM_GLOBALS].to_vec());
+        to_stones_only(&mut want_planes, &mut want_globals, 1, 15).unwrap();
+        assert_eq!(&got_planes[..pl], &want_planes[..], "the placement in its stones-only encoding");
+        assert_eq!(&got_globals[..NUM_GLOBALS], &want_globals[..]);
+        assert_ne!(&got_planes[..pl], &planes[..pl], "j8's forbidden mark is gone");
+        assert_eq!(&got_planes[pl..], &planes[pl..], "the swap decision keeps its inputs");
+        assert_eq!(&got_globals[NUM_GLOBALS..], &globals[NUM_GLOBALS..]);
+        // Wrong lengths are refused before the inner evaluator sees them.
+        assert!(e.evaluate(&planes[1..], &globals, 2).is_err());
+        assert_eq!(seen.lock().unwrap().len(), 1);
     }
 }

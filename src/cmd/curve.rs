@@ -154,6 +154,7 @@ pub fn run(args: CurveArgs) -> Result<i32> {
             // Every decision from its position and the seed alone: reproducible points.
             reuse_tree: false,
             threads: 1,
+            stones_only: false,
         },
         engine_games: args.engine_games,
     };
