@@ -272,6 +272,18 @@ fn yxnbest_reports_the_candidates_and_plays_the_best() {
     assert!(info[0].contains("renju-zero"), "{info:?}");
 }
 
+/// `INFO max_node N` caps the playouts of a move below the brain's own cap; 0 lifts it again.
+#[test]
+fn info_max_node_caps_the_playouts_of_a_move() {
+    for (nodes, want) in [(40, 40), (0, 300)] {
+        let mut b = reusing_brain(300);
+        let out =
+            run_all(&mut b, &format!("START 15\nINFO rule 4\nINFO max_node {nodes}\nBOARD\n7,7,2\n8,8,1\n7,8,2\nDONE"));
+        let (_, search) = move_and_search(&out);
+        assert_eq!(search.map(|s| s.0 + s.1), Some(want), "max_node {nodes}: {out:?}");
+    }
+}
+
 /// `YXBALANCEONE bias`: the answer is, among the candidates of the same search (a second brain
 /// reports them all with `YXNBEST`) with at least 5% of the top visits, the one whose value is
 /// closest to the bias; it is recorded. `YXBALANCETWO`: two distinct empty points, not recorded.

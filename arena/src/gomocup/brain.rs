@@ -254,6 +254,7 @@ impl Brain {
             "timeout_match" => self.time.timeout_match = Some(num()?),
             "time_left" => self.time.time_left = Some(num()?),
             "max_memory" => self.time.max_memory = Some(num()?),
+            "max_node" => self.time.max_node = Some(num()?),
             "thread_num" => {
                 let t = num()?.max(1) as usize;
                 self.threads = Some(t);

@@ -6,6 +6,9 @@
 //! the largest recent overshoot of a move's answer past its search budget (building the
 //! position, answering, a last slow batch), decaying by a quarter per move.
 //!
+//! Nodes: `max_node` (a Yixin-Board extension; 0 or absent: none) caps the playouts per move,
+//! so that an engine match can give both sides the same search budget.
+//!
 //! Memory: `max_memory` caps the playouts so the tree stays under half of it (40 bytes per child
 //! node: the search's `NODE_BYTES` = 32 plus a quarter for the node arena's spare capacity).
 
@@ -14,20 +17,22 @@ use std::time::Duration;
 use crate::agent::SearchLimit;
 
 /// The manager's limits (`INFO timeout_turn`, `timeout_match`, `time_left` in ms, `max_memory`
-/// in bytes; `None` until sent) and the reserve learnt from past moves.
+/// in bytes, `max_node` in playouts; `None` until sent) and the reserve learnt from past moves.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TimeBudget {
     pub timeout_turn: Option<u64>,
     pub timeout_match: Option<u64>,
     pub time_left: Option<u64>,
     pub max_memory: Option<u64>,
+    pub max_node: Option<u64>,
     /// Time reserved per move for what the search budget does not cover (module docs).
     reserve: Duration,
 }
 
 impl TimeBudget {
     /// The search limit for a move with `empty` empty points (module docs): `default_turn` when
-    /// the manager sent no time limit, playouts at most `max_playouts` and the memory cap.
+    /// the manager sent no time limit, playouts at most `max_playouts`, `max_node` and the
+    /// memory cap.
     pub fn limit(&self, empty: usize, default_turn: Duration, max_playouts: Option<u64>) -> SearchLimit {
         let mut budget: Option<u64> = self.timeout_turn;
         if self.timeout_match.is_some_and(|m| m > 0) {
@@ -43,6 +48,9 @@ impl TimeBudget {
             None => default_turn,
         };
         let mut playouts = max_playouts;
+        if let Some(n) = self.max_node.filter(|&n| n > 0) {
+            playouts = Some(playouts.map_or(n, |p| p.min(n)));
+        }
         if let Some(mem) = self.max_memory.filter(|&m| m > 0) {
             let node_bytes = (renju_selfplay::mcts::NODE_BYTES * 5 / 4) as u64;
             let cap = (mem / 2 / (node_bytes * empty.max(1) as u64)).max(1);
@@ -79,6 +87,11 @@ mod tests {
         assert_eq!(l.playouts, Some(500));
         // A smaller playout cap of the brain wins over the memory cap.
         assert_eq!(t.limit(200, Duration::from_secs(5), Some(100)).playouts, Some(100));
+        // The manager's node budget caps the playouts too; 0 means none.
+        let nodes = |n| TimeBudget { max_node: Some(n), ..t.clone() };
+        assert_eq!(nodes(300).limit(200, Duration::from_secs(5), None).playouts, Some(300));
+        assert_eq!(nodes(300).limit(200, Duration::from_secs(5), Some(100)).playouts, Some(100));
+        assert_eq!(nodes(0).limit(200, Duration::from_secs(5), None).playouts, Some(500));
     }
 
     #[test]
