@@ -12,7 +12,8 @@
 //!
 //! An engine only places stones: a game with protocol decisions (swap, offers, ...) must start
 //! after them (the arena's `rif26` openings do). Running out of `2 * time + 3 s` for an answer,
-//! `ERROR`, or an unparsable answer is an error (the arena scores it as a loss).
+//! `ERROR`, or an unparsable answer is an error (the arena scores it as a loss). A move that
+//! comes after its game ended is skipped while the next `START` waits for `OK`.
 //!
 //! A command goes out no sooner than [`SETTLE`] after the engine's last answer, and output
 //! nobody asked for is discarded before each `START` and each position. Rapfi prints its move
@@ -133,7 +134,14 @@ impl Agent for EngineAgent {
     fn new_game(&mut self, _seed: u64) -> Result<()> {
         self.process.discard_pending();
         self.send(&format!("START {}\n", self.size))?;
-        let a = self.answer(Duration::from_secs(30))?;
+        // A move of the last game that comes after it ended (the engine overran its time) is
+        // not the answer to START.
+        let a = loop {
+            let a = self.answer(Duration::from_secs(30))?;
+            if parse_xy(&a).is_err() {
+                break a;
+            }
+        };
         if !a.eq_ignore_ascii_case("OK") {
             bail!("engine {} answered '{a}' to START {}", self.name, self.size);
         }
@@ -210,5 +218,23 @@ mod tests {
         let plain = EngineSpec { nodes: None, depth: None, time: Duration::from_secs(5), ..spec };
         assert!(!plain.info_lines(Rule::Standard).contains("max_"), "no budget, no max_ lines");
         assert!(plain.info_lines(Rule::Standard).contains("INFO rule 1\n"));
+    }
+
+    #[test]
+    fn a_late_move_of_the_last_game_is_not_the_answer_to_start() {
+        let engine = |start_answer: &str| {
+            let script =
+                format!("while read -r l; do case \"$l\" in START*) {start_answer};; END) exit 0;; esac; done");
+            let spec = EngineSpec {
+                command: vec!["sh".into(), "-c".into(), script],
+                time: Duration::from_secs(1),
+                nodes: None,
+                depth: None,
+            };
+            EngineAgent::spawn(&spec, 15, Rule::Renju).unwrap()
+        };
+        engine("echo 9,7; echo OK").new_game(0).unwrap();
+        let e = engine("echo 9,7; echo HELLO").new_game(0).unwrap_err().to_string();
+        assert!(e.contains("answered 'HELLO' to START 15"), "{e}");
     }
 }
