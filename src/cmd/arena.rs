@@ -19,7 +19,9 @@ pub struct ArenaArgs {
     /// (a Gomocup brain with its budget per move, sent as INFO max_node / max_depth /
     /// timeout_turn; time defaults to 60 s with nodes or depth, else 5 s). Search options:
     /// playouts, time (seconds), batch, explore (sampled opening decisions), cpuct, algorithm
-    /// (puct or gumbel), vcf_nodes (VCF check at node expansion: solver nodes per call, 0 = off).
+    /// (puct or gumbel), vcf_nodes (VCF check at node expansion: solver nodes per call, 0 =
+    /// off), inputs (full, or stones: the net sees only what an engine that knows just the
+    /// stones gives, as the ONNX export does inside Rapfi).
     #[arg(long = "player", required = true)]
     pub players: Vec<String>,
     /// Games per pair of players.
