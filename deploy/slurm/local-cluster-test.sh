@@ -2,10 +2,16 @@
 # A real Slurm on this machine: installs Debian's slurm-wlm and munge when missing (apt-get, as
 # root), starts munged, slurmctld and slurmd with a localhost-only config of its own (nothing in
 # /etc/slurm is touched), submits the trainer and a 2-task self-play array with submit.sh on the
-# tiny test config against a file:// run, requeues the trainer after generation 1 (scontrol
-# requeue, as a preemption does), waits for generation 2, stops everything with scancel
-# and checks the run with `renju-zero check-run`. Prints the time to the first shard, the stop
-# time after scancel and the total. Needs the release build (cargo build --release).
+# tiny test config against a file:// run, and then
+# - requeues the trainer after generation 1 (scontrol requeue: SIGTERM, as a preemption does);
+# - after generation 2, loses the trainer's node: SIGKILL to the trainer, its cache deleted,
+#   the job requeued (a fresh cache, as on another node);
+# - waits for generation 3, stops everything with scancel and checks the run in the store with
+#   `renju-zero check-run`.
+# Prints the time to the first shard, the shards per second of the 2 workers, the trainer's lag
+# behind self-play at each generation, the steps the killed trainer lost (at most
+# training.checkpoint_every), the stop time after scancel and the total. Needs the release
+# build (cargo build --release).
 #   bash deploy/slurm/local-cluster-test.sh
 set -euo pipefail
 
@@ -17,7 +23,10 @@ bin=$root/target/release/renju-zero
 [[ -x $bin ]] || { echo "build first: cargo build --release" >&2; exit 1; }
 
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends slurm-wlm munge
+    [[ $(id -u) == 0 ]] || { echo "installing slurm-wlm and munge needs root" >&2; exit 1; }
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null \
+        || { apt-get update -qq && apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null; }
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/renju-slurm.XXXXXX")
@@ -60,7 +69,7 @@ SlurmctldPort=16817
 SlurmdPort=16818
 SlurmUser=root
 AuthType=auth/munge
-AuthInfo=socket=$work/munge/socket
+AuthInfo=socket=$work/munge/socket,cred_expire=10
 CredType=cred/munge
 StateSaveLocation=$work/state
 SlurmdSpoolDir=$work/spool
@@ -94,7 +103,10 @@ sinfo -h -o %T | grep -qx idle || { echo "the node did not come up:" >&2; tail -
 
 t0=$SECONDS
 cd "$work/logs"
-out=$(TMPDIR=$work/scratch RUN=file://$work/store CONFIG=$root/tests/data/e2e.toml GPUS=0 WORKERS=2 \
+# The tiny test config, with a checkpoint every other round of training steps, so that the
+# killed trainer can lose steps.
+sed 's/^checkpoint_every *=.*/checkpoint_every = 16/' "$root/tests/data/e2e.toml" >"$work/config.toml"
+out=$(TMPDIR=$work/scratch RUN=file://$work/store CONFIG=$work/config.toml GPUS=0 WORKERS=2 \
     WORKER_CPUS=1 RENJU_ZERO=$bin bash "$here/submit.sh" --cpus-per-task=1 --mem=2G)
 echo "$out"
 trainer_id=$(awk '/^  trainer /{print $3}' <<<"$out")
@@ -114,19 +126,67 @@ wait_for() { # what, seconds, test command...
         sleep 1
     done
 }
-shard() { compgen -G "$work/store/selfplay/*.npz" >/dev/null; }
+shards_now() { find "$work/store/selfplay" -name '*.npz' 2>/dev/null | wc -l; }
+shard() { (($(shards_now) > 0)); }
 wait_for "a shard in the run" 300 shard
 first=$((SECONDS - t0))
-# Requeue the trainer after generation 1, as a preemption would: SIGTERM, then the same job
-# again (the same job id, so on this single node the same cache).
-gen1() { [[ -e $work/store/models/gen-000001.manifest.json ]]; }
-wait_for "generation 1" 600 gen1
+t_first=$SECONDS
+manifest() { [[ -e $work/store/models/gen-$(printf %06d "$1").manifest.json ]]; }
+# Shards in the store when each generation appeared (the trainer's lag, below).
+declare -A shards_at
+wait_generation() {
+    wait_for "generation $1" 600 manifest "$1"
+    shards_at[$1]=$(shards_now)
+}
+
+# Preemption: requeue the trainer after generation 1 (SIGTERM, then the same job again: the same
+# job id, so on this single node the same cache).
+wait_generation 1
 scontrol requeue "$trainer_id"
-restarted() { grep -q "restart 1" "$work/logs/renju-zero-trainer-$trainer_id.out"; }
-wait_for "the requeued trainer's start" 300 restarted
-gen2() { [[ -e $work/store/models/gen-000002.manifest.json ]]; }
-wait_for "generation 2" 600 gen2
+restarted() { grep -q "restart $1" "$work/logs/renju-zero-trainer-$trainer_id.out"; }
+wait_for "the requeued trainer's start" 300 restarted 1
+wait_generation 2
+
+# The trainer's node is lost: SIGKILL (no checkpoint, the lease not given back), the cache
+# deleted, the job requeued. The step it had reached is at least the newest in its TensorBoard
+# file, which it writes after each round of training steps (and less than a round more).
+sleep 3
+cache=$(find "$work/scratch" -maxdepth 1 -name "renju-zero-trainer-$trainer_id")
+pkill -KILL -f "renju-zero trainer --run file://$work/store" || true
+sleep 1
+killed_at=$(python3 - "$cache/tensorboard" <<'PY'
+import glob, struct, sys
+def varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]; i += 1; v |= (c & 0x7F) << s; s += 7
+        if c < 0x80: return v, i
+last = -1
+for path in glob.glob(sys.argv[1] + "/events.out.tfevents.*"):
+    data = open(path, "rb").read(); i = 0
+    while i + 12 <= len(data):
+        (n,) = struct.unpack_from("<Q", data, i); rec = data[i + 12:i + 12 + n]; i += 16 + n
+        if len(rec) < n: break
+        j = 0
+        while j < len(rec):
+            tag, j = varint(rec, j); field, wire = tag >> 3, tag & 7
+            if wire == 0:
+                v, j = varint(rec, j)
+                if field == 2: last = max(last, v)  # Event.step
+            elif wire == 1: j += 8
+            elif wire == 5: j += 4
+            elif wire == 2: l, j = varint(rec, j); j += l
+            else: break
+print(last)
+PY
+)
+rm -rf "$cache"
+scontrol requeue "$trainer_id"
+wait_for "the trainer's start on a fresh cache" 300 restarted 2
+wait_generation 3
 gens=$((SECONDS - t0))
+shards_end=$(shards_now)
+rate=$(awk -v n="$shards_end" -v t=$((SECONDS - t_first)) 'BEGIN { printf "%.2f", (n - 1) / t }')
 
 t1=$SECONDS
 scancel "$trainer_id" "$workers_id"
@@ -137,8 +197,29 @@ trainer_id=
 
 echo "--- trainer log"
 cat "$work/logs/renju-zero-trainer-"*.out
-shards=$(find "$work/store/selfplay" -name '*.npz' | wc -l)
-cache=$(find "$work/scratch" -maxdepth 1 -name 'renju-zero-trainer-*' | head -1)
-"$bin" check-run --run "$cache"
-echo "local Slurm: first shard after ${first} s, generation 2 after ${gens} s, ${shards} shards," \
-    "all jobs ended ${stop} s after scancel, total $((SECONDS - t0)) s"
+echo "--- train.log in the store"
+cat "$work/store/train.log"
+"$bin" check-run --run "$work/store"
+
+# The step the resumed trainer started from, and the games each generation's trainer had read.
+resumed=$(grep -o 'downloaded the checkpoint at step [0-9]*' "$work/store/train.log" | tail -1 | grep -o '[0-9]*$')
+every=$(sed -n 's/^checkpoint_every *= *\([0-9]*\).*/\1/p' "$work/config.toml")
+round=$(sed -n 's/^steps_per_round *= *\([0-9]*\).*/\1/p' "$work/config.toml")
+lost=$((killed_at - resumed))
+((killed_at >= 0 && lost >= 0 && lost <= every)) \
+    || { echo "the killed trainer was at step $killed_at, the new one resumed at $resumed: $lost steps lost" >&2; exit 1; }
+per_shard=$(sed -n 's/^games_per_shard *= *\([0-9]*\).*/\1/p' "$work/config.toml")
+lag=""
+for g in 1 2 3; do
+    read_games=$(python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    if d["generation"] == int(sys.argv[2]): print(d["selfplay_games"])' "$work/store/generations.jsonl" "$g" | tail -1)
+    behind=$((shards_at[$g] * per_shard - read_games))
+    lag+=" gen $g: $behind games ($(awk -v b="$behind" -v r="$rate" -v k="$per_shard" 'BEGIN { printf "%.0f", b / (r * k) }') s)"
+done
+echo "local Slurm: first shard after ${first} s; 2 workers: ${rate} shards/s (${per_shard} games each);" \
+    "trainer behind self-play at publication:${lag}; killed at step ${killed_at}, resumed at step" \
+    "${resumed} on a fresh cache: ${lost} to $((lost + round - 1)) steps lost (checkpoint_every ${every});" \
+    "generation 3 after" \
+    "${gens} s; all jobs ended ${stop} s after scancel; total $((SECONDS - t0)) s"
