@@ -200,8 +200,11 @@ mod tests {
         assert!(!DROPOUT_PLANES.contains(&plane::OFFERS));
     }
 
+    /// The `(planes, globals)` of each request.
+    type Requests = std::sync::Arc<std::sync::Mutex<Vec<(Vec<f32>, Vec<f32>)>>>;
+
     /// Keeps the inputs it was asked about; answers zeros.
-    struct Recorder(std::sync::Arc<std::sync::Mutex<Vec<(Vec<f32>, Vec<f32>)>>>);
+    struct Recorder(Requests);
     impl Evaluator for Recorder {
         fn evaluate(&mut self, planes: &[f32], globals: &[f32], n: usize) -> Result<EvalOutput> {
             self.0.lock().unwrap().push((planes.to_vec(), globals.to_vec()));
