@@ -71,6 +71,8 @@ JOBS="$(nproc 2>/dev/null || echo 2)"
 
 die() { echo "rapfi-onnx.sh: $*" >&2; exit 1; }
 log() { echo "[rapfi-onnx] $*" >&2; }
+# shellcheck source=scripts/lib/rapfi.sh
+source "$ROOT/scripts/lib/rapfi.sh"
 while [ $# -gt 0 ]; do
     case "$1" in
         --model) [ $# -ge 2 ] || die "--model needs a directory"; MODEL="$2"; shift 2 ;;
@@ -166,57 +168,27 @@ if [ "$(cat "$ENGINE/ort/include/.sha256" 2>/dev/null || true)" != "$ORT_DEB_SHA
     rm -rf "$X" "$DEB"
 fi
 
-# --- Rapfi's source ------------------------------------------------------------------------
+# --- Rapfi's source ---------------------------------------------------------------------------
 if [ -z "$SRC" ]; then
     if [ "$(git -C "$ROOT/engines/rapfi/src" rev-parse HEAD 2>/dev/null || true)" = "$REF" ]; then
         SRC="$ROOT/engines/rapfi/src"
     else
-        command -v git >/dev/null || die "git is not installed; give a local checkout with --src DIR"
         SRC="$ENGINE/src"
-        if [ "$(git -C "$SRC" rev-parse HEAD 2>/dev/null || true)" != "$REF" ]; then
-            log "fetching $REPO_URL at $REF"
-            rm -rf "$SRC"
-            git init -q "$SRC"
-            git -C "$SRC" fetch -q --depth 1 "$REPO_URL" "$REF" \
-                || { rm -rf "$SRC"; die "cannot fetch $REPO_URL at $REF (offline?); give a local checkout with --src DIR"; }
-            git -C "$SRC" checkout -q FETCH_HEAD
-        fi
+        rapfi_fetch "$SRC"
     fi
 fi
-[ -d "$SRC" ] || die "--src '$SRC' is not a directory"
-SRC="$(cd "$SRC" && pwd)"
-if [ -f "$SRC/Rapfi/CMakeLists.txt" ]; then
-    CMAKE_DIR="$SRC/Rapfi"
-elif [ -f "$SRC/CMakeLists.txt" ] && [ -f "$SRC/eval/onnxevaluator.cpp" ]; then
-    CMAKE_DIR="$SRC"
-else
-    die "'$SRC' holds neither Rapfi/CMakeLists.txt nor CMakeLists.txt with eval/onnxevaluator.cpp:" \
-        "not a Rapfi checkout with the ONNX evaluator"
-fi
+rapfi_locate "$SRC"
 grep -q 'USE_ORT_EVALUATOR' "$CMAKE_DIR/CMakeLists.txt" || die "$CMAKE_DIR/CMakeLists.txt has no USE_ORT_EVALUATOR option"
-ver_part() { sed -n "s/^#define RAPFI_$1_VER *\([0-9]*\).*/\1/p" "$CMAKE_DIR/core/version.cpp" 2>/dev/null | head -1; }
-MAJOR="$(ver_part MAJOR)"; MINOR="$(ver_part MINOR)"; REVISION="$(ver_part REVISION)"
-VERSION="${MAJOR:-?}.${MINOR:-?}.$(printf %02d "${REVISION:-0}")"
 [ "$MAJOR.$MINOR" = "0.43" ] || log "warning: the source declares Rapfi $VERSION; the ONNX interface is that of 0.43"
 
 # --- Build ---------------------------------------------------------------------------------
-command -v cmake >/dev/null || die "cmake (>= 3.18) is not installed: e.g. 'apt-get install cmake' or 'pip install cmake'"
 log "building Rapfi $VERSION with the ONNX Runtime evaluator from $CMAKE_DIR into $ENGINE/build ($JOBS jobs)"
-if [ -f "$ENGINE/build/CMakeCache.txt" ] \
-    && ! grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$CMAKE_DIR" "$ENGINE/build/CMakeCache.txt"; then
-    rm -rf "$ENGINE/build"
-fi
-# As scripts/anchors.sh: no command modules, and the policy minimum for CMake 4. ORT_ROOTDIR
-# is read as <dir>/include and <dir>/lib; the RUNPATH $ORIGIN finds the library copied beside
-# the binary.
+# ORT_ROOTDIR is read as <dir>/include and <dir>/lib; the RUNPATH $ORIGIN finds the library
+# copied beside the binary.
 BUILD_START=$SECONDS
 # shellcheck disable=SC2016 # $ORIGIN is for the dynamic loader, not the shell
-cmake -S "$CMAKE_DIR" -B "$ENGINE/build" -DCMAKE_BUILD_TYPE=Release -DNO_COMMAND_MODULES=ON \
-    -DCMAKE_POLICY_VERSION_MINIMUM=3.5 -DUSE_ORT_EVALUATOR=ON -DORT_ROOTDIR="$ENGINE/ort" \
-    -DCMAKE_SKIP_BUILD_RPATH=OFF -DCMAKE_BUILD_RPATH='$ORIGIN' >"$ENGINE/build.log" 2>&1 \
-    || { tail -n 30 "$ENGINE/build.log" >&2; die "cmake could not configure the build (log: $ENGINE/build.log)"; }
-cmake --build "$ENGINE/build" -j "$JOBS" >>"$ENGINE/build.log" 2>&1 \
-    || { tail -n 30 "$ENGINE/build.log" >&2; die "the build failed (log: $ENGINE/build.log)"; }
+rapfi_build "$ENGINE/build" "$JOBS" "$ENGINE/build.log" -DUSE_ORT_EVALUATOR=ON -DORT_ROOTDIR="$ENGINE/ort" \
+    -DCMAKE_SKIP_BUILD_RPATH=OFF -DCMAKE_BUILD_RPATH='$ORIGIN'
 cp "$ENGINE/build/pbrain-rapfi" "$ENGINE/pbrain-rapfi.tmp" && mv "$ENGINE/pbrain-rapfi.tmp" "$ENGINE/pbrain-rapfi"
 log "build: $((SECONDS - BUILD_START)) s"
 # shellcheck disable=SC2016
