@@ -38,7 +38,7 @@ use crate::matches::{game_seed, run_jobs, ArenaConfig, GameRecord, Job};
 use crate::output::{csv_string, markdown_table, svg_score_chart, xml_escape};
 use crate::records::parse_decision;
 use crate::spec::{PlayerKind, PlayerSpec};
-use crate::stats::{spearman, Wdl};
+use crate::stats::{spearman, spearman_bootstrap, Wdl};
 use renju_fs::write_atomic;
 use renju_selfplay::eval::{EvaluatorLoader, EvaluatorSpec};
 use renju_selfplay::mcts::SearchConfig;
@@ -152,6 +152,9 @@ pub struct StudyResult {
     pub spearman_selfplay: Option<f64>,
     pub spearman_search: Option<f64>,
     pub spearman_value: Option<f64>,
+    /// 95% bootstrap interval of `spearman_selfplay`, resampling each opening's games
+    /// ([`spearman_bootstrap`], 2,000 replicates).
+    pub spearman_selfplay_ci: Option<(f64, f64)>,
 }
 
 /// The protocol played from a fixed opening, and whether the study also plays whole games.
@@ -292,6 +295,12 @@ pub fn run_study(
         spearman_selfplay: corr(&|r| r.black_score),
         spearman_search: corr(&|r| r.search),
         spearman_value: corr(&|r| r.value_head),
+        spearman_selfplay_ci: spearman_bootstrap(
+            &with_ord.iter().map(|r| (r.black_wins, r.draws, r.black_losses)).collect::<Vec<_>>(),
+            &ord,
+            2000,
+            cfg.seed,
+        ),
         rows,
         decisions,
         patterns,
@@ -478,8 +487,10 @@ impl StudyResult {
         );
         out += &format!(
             "\nSpearman rank correlation with the published assessment (ordinal: White wins 0 .. Black wins 6): \
-             self-play {}, search {}, value head {}\n",
+             self-play {}{}, search {}, value head {}\n",
             fmt_corr(self.spearman_selfplay),
+            self.spearman_selfplay_ci
+                .map_or(String::new(), |(lo, hi)| format!(" (95% bootstrap over games: [{lo:+.3}, {hi:+.3}])")),
             fmt_corr(self.spearman_search),
             fmt_corr(self.spearman_value)
         );

@@ -107,9 +107,78 @@ pub fn spearman(a: &[f64], b: &[f64]) -> Option<f64> {
     pearson(&average_ranks(a), &average_ranks(b))
 }
 
+/// A 95% percentile-bootstrap interval (B. Efron, "Bootstrap methods", Ann. Statist. 7, 1979)
+/// of the Spearman correlation between the Black scores of `groups` and `ordinal`, resampling the
+/// games: each of `resamples` replicates redraws every group's games with replacement from its
+/// own `(black wins, draws, black losses)` and correlates the replicate's scores (wins + draws
+/// / 2 over games) with `ordinal`. Replicates whose correlation is undefined (all scores equal)
+/// are left out. `None` when the lengths differ, a group has no games, or fewer than half the
+/// replicates are defined. Deterministic for a `seed`.
+pub fn spearman_bootstrap(
+    groups: &[(u64, u64, u64)],
+    ordinal: &[f64],
+    resamples: usize,
+    seed: u64,
+) -> Option<(f64, f64)> {
+    use rand::{Rng, SeedableRng};
+    if groups.len() != ordinal.len() || groups.iter().any(|&(w, d, l)| w + d + l == 0) {
+        return None;
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut values = Vec::with_capacity(resamples);
+    let mut scores = vec![0.0; groups.len()];
+    for _ in 0..resamples {
+        for (score, &(w, d, l)) in scores.iter_mut().zip(groups) {
+            let n = w + d + l;
+            let mut points = 0.0;
+            for _ in 0..n {
+                let k = rng.gen_range(0..n);
+                points += if k < w {
+                    1.0
+                } else if k < w + d {
+                    0.5
+                } else {
+                    0.0
+                };
+            }
+            *score = points / n as f64;
+        }
+        if let Some(r) = spearman(&scores, ordinal) {
+            values.push(r);
+        }
+    }
+    if values.len() * 2 < resamples.max(1) {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let at = |q: f64| values[((q * (values.len() - 1) as f64).round() as usize).min(values.len() - 1)];
+    Some((at(0.025), at(0.975)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_bootstrap_interval_holds_the_estimate_and_narrows_with_games() {
+        // Black scores 0.2, 0.5, 0.8 against ordinals 0, 1, 2: Spearman +1 on the counts.
+        let ord = [0.0, 1.0, 2.0];
+        let few = [(2, 0, 8), (5, 0, 5), (8, 0, 2)];
+        let many = [(200, 0, 800), (500, 0, 500), (800, 0, 200)];
+        let (lo, hi) = spearman_bootstrap(&few, &ord, 400, 7).unwrap();
+        assert!(lo <= 1.0 && hi == 1.0 && lo < 0.9, "10 games each leave room: [{lo}, {hi}]");
+        assert_eq!(spearman_bootstrap(&many, &ord, 400, 7), Some((1.0, 1.0)), "1000 games each settle it");
+        assert_eq!(spearman_bootstrap(&few, &ord, 400, 7), spearman_bootstrap(&few, &ord, 400, 7), "seeded");
+        // Equal results everywhere: every replicate can still differ, but a group without games,
+        // mismatched lengths and all-undefined replicates give no interval.
+        assert_eq!(spearman_bootstrap(&[(1, 0, 0), (0, 0, 0)], &[0.0, 1.0], 100, 1), None);
+        assert_eq!(spearman_bootstrap(&few, &ord[..2], 100, 1), None);
+        assert_eq!(
+            spearman_bootstrap(&[(3, 0, 0), (4, 0, 0)], &[0.0, 1.0], 100, 1),
+            None,
+            "scores always 1: undefined"
+        );
+    }
 
     #[test]
     fn wilson_matches_hand_computation() {
