@@ -584,13 +584,13 @@ impl ObjectRun {
         let mut new = 0;
         for p in files {
             let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
-            let bytes = std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
-            let len = bytes.len() as u64;
+            let len = std::fs::metadata(&p).with_context(|| format!("reading {}", p.display()))?.len();
             if self.event_files.lock().unwrap().get(&name) == Some(&len) {
                 continue;
             }
+            let bytes = std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
             self.put(&format!("{TENSORBOARD_DIR}/{name}"), &bytes)?;
-            self.event_files.lock().unwrap().insert(name, len);
+            self.event_files.lock().unwrap().insert(name, bytes.len() as u64);
             new += 1;
         }
         Ok(new)
