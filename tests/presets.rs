@@ -177,8 +177,9 @@ fn the_resnet_presets_have_their_towers() {
         (quick.game.stone_cap, quick.training.device),
         "same game and device as quick"
     );
-    // The protocol presets: resnet-2x32's run with the default 6 x 64 tower on encoder 2.
-    for name in ["swap1", "lianhuan", "yamaguchi", "black-sets", "soosorv8", "taraguchi10", "swap2"] {
+    // The protocol presets of the source documents: resnet-2x32's run with the default 6 x 64
+    // tower on encoder 2.
+    for name in ["swap1", "lianhuan", "yamaguchi", "black-sets"] {
         let c = preset(name);
         assert_eq!(c.training.net, NetConfig::default(), "{name}");
         assert_eq!(c.training.encoder_version, 2, "{name}");
@@ -188,5 +189,15 @@ fn the_resnet_presets_have_their_towers() {
             ["game.protocol", "training.encoder_version", "training.net.blocks", "training.net.channels"],
             "{name}"
         );
+    }
+}
+
+#[test]
+fn the_official_rule_presets_are_the_default_run_under_their_rule() {
+    // Soosõrv-8, Taraguchi-10 and Swap2: the default line-pattern run, only the protocol changed,
+    // so that an opening study under each compares with the RIF study.
+    let quick = preset("quick");
+    for name in ["soosorv8", "taraguchi10", "swap2"] {
+        assert_eq!(quick.differing_keys(&preset(name)), ["game.protocol"], "{name}");
     }
 }
