@@ -9,6 +9,8 @@ use anyhow::{ensure, Context, Result};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use renju_rules::{Action, Game};
+
+use crate::clock::{RootView, Stretch, Watch};
 use renju_selfplay::action::{action_from_index, action_space_size};
 use renju_selfplay::encode::{encode, NUM_GLOBALS, NUM_PLANES};
 use renju_selfplay::eval::Evaluator;
@@ -66,6 +68,13 @@ pub trait Agent: Send {
     fn choose_within(&mut self, game: &Game, limit: &SearchLimit) -> Result<Choice> {
         let _ = limit;
         self.choose(game)
+    }
+    /// As [`Agent::choose_within`], using time adaptively when `stretch` is given
+    /// ([`crate::clock`]): `limit.time` is then ignored for the plan's target and most. Agents
+    /// that do not search by time ignore `stretch` (the default).
+    fn choose_stretched(&mut self, game: &Game, limit: &SearchLimit, stretch: Option<Stretch>) -> Result<Choice> {
+        let _ = stretch;
+        self.choose_within(game, limit)
     }
     /// A cheap value (win - loss in `[-1, 1]`) for the deciding player of `game`, or `None` for
     /// agents without an evaluator (the default).
@@ -182,6 +191,8 @@ pub struct MctsAgent {
     rng: ChaCha8Rng,
     /// The tree of the last decision and its root position (tree reuse only).
     kept: Option<(Game, Mcts)>,
+    /// The time plan of the decision under way ([`Agent::choose_stretched`]).
+    stretch: Option<Stretch>,
 }
 
 impl MctsAgent {
@@ -197,7 +208,7 @@ impl MctsAgent {
     /// When `evals` is empty.
     pub fn with_evaluators(evals: Vec<Box<dyn Evaluator>>, settings: SearchSettings) -> MctsAgent {
         assert!(!evals.is_empty(), "an agent needs an evaluator");
-        MctsAgent { evals, settings, rng: ChaCha8Rng::seed_from_u64(0), kept: None }
+        MctsAgent { evals, settings, rng: ChaCha8Rng::seed_from_u64(0), kept: None, stretch: None }
     }
 
     /// Search threads the next decision uses: [`SearchSettings::threads`], at most one per
@@ -263,7 +274,18 @@ impl MctsAgent {
     pub fn search_tree(&mut self, m: &mut Mcts, game: &Game, limit: &SearchLimit, start: Instant) -> Result<()> {
         let cap = limit.playouts.unwrap_or(u64::MAX).clamp(1, u32::MAX as u64 - 1);
         let batch = self.settings.batch.max(1);
-        let chunk = if limit.time.is_some() { batch as u64 } else { cap };
+        // With a time plan ([`Agent::choose_stretched`]) the search may run to the plan's most,
+        // and the clock decides between slices whether it goes on ([`crate::clock`]).
+        let stretch = self.stretch;
+        let time = stretch.map(|s| s.most.max(s.target)).or(limit.time);
+        let mut watch = stretch.map(Watch::new);
+        let first = m.root_visits() as u64;
+        let mut go_on = |m: &Mcts| -> bool {
+            let Some(w) = watch.as_mut() else { return true };
+            let Some(root) = RootView::of(&m.root_children(), m.root_value()) else { return true };
+            w.go_on(start.elapsed(), (m.root_visits() as u64).saturating_sub(first), &root)
+        };
+        let chunk = if time.is_some() { batch as u64 } else { cap };
         let threads = self.threads();
         if self.settings.config.algorithm == SearchAlgorithm::Gumbel {
             let eval = &mut self.evals[0];
@@ -271,14 +293,16 @@ impl MctsAgent {
             let budget = limit.playouts.map_or(GUMBEL_TIME_BUDGET, |p| p.clamp(1, u32::MAX as u64 - 1) as u32);
             let noise = game.history().len() < self.settings.explore;
             m.start_gumbel(budget, noise, &mut self.rng);
-            let deadline = limit.time.map(|t| start + t);
+            let deadline = stretch.map(|s| s.target).or(limit.time).map(|t| start + t);
             search_until(m, 0, batch, deadline, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
             return Ok(());
         }
+        let done = |m: &Mcts| m.root_visits() as u64 >= cap || m.root_forced().is_some() || m.root_proven().is_some();
         if threads > 1 {
             // The root's own evaluation first (one thread), so that a forced or proven root
             // stops here as below; then the threads, which start a batch only when the slowest
-            // so far still fits in the time left, as one thread does.
+            // so far still fits in the time left, as one thread does. With a time plan they
+            // search in slices of a tenth of the target, the clock consulted after each.
             if m.root_visits() == 0 {
                 let eval = &mut self.evals[0];
                 search_with(m, 1, 1, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
@@ -286,13 +310,22 @@ impl MctsAgent {
             if m.root_forced().is_some() || m.root_proven().is_some() {
                 return Ok(());
             }
-            let deadline = limit.time.map(|t| start + t);
+            let deadline = time.map(|t| start + t);
+            let slice = stretch.map(|s| (s.target / 10).max(Duration::from_millis(2)));
             let mut fs: Vec<_> = self.evals[..threads]
                 .iter_mut()
                 .map(|e| move |p: &[f32], g: &[f32], n: usize| e.evaluate(p, g, n))
                 .collect();
-            search_parallel(m, cap as u32, batch, deadline, &mut self.rng, &mut fs)?;
-            return Ok(());
+            loop {
+                let until = match (slice, deadline) {
+                    (Some(sl), Some(d)) => Some(d.min(Instant::now() + sl)),
+                    (_, d) => d,
+                };
+                search_parallel(m, cap as u32, batch, until, &mut self.rng, &mut fs)?;
+                if slice.is_none() || done(m) || !go_on(m) {
+                    return Ok(());
+                }
+            }
         }
         let eval = &mut self.evals[0];
         let mut slowest = Duration::ZERO;
@@ -300,10 +333,10 @@ impl MctsAgent {
             let before = start.elapsed();
             let target = (m.root_visits() as u64 + chunk).min(cap) as u32;
             search_with(m, target, batch, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
-            if m.root_visits() as u64 >= cap || m.root_forced().is_some() || m.root_proven().is_some() {
+            if done(m) || !go_on(m) {
                 break;
             }
-            if let Some(t) = limit.time {
+            if let Some(t) = time {
                 let now = start.elapsed();
                 slowest = slowest.max(now - before);
                 if now + slowest >= t {
@@ -366,6 +399,12 @@ impl Agent for MctsAgent {
     }
     fn forget(&mut self) {
         self.kept = None;
+    }
+    fn choose_stretched(&mut self, game: &Game, limit: &SearchLimit, stretch: Option<Stretch>) -> Result<Choice> {
+        self.stretch = stretch;
+        let c = self.choose_within(game, limit);
+        self.stretch = None;
+        c
     }
     fn candidates(&self, game: &Game, pv_length: usize) -> Vec<Candidate> {
         let Some((root, m)) = self.kept_tree() else { return Vec::new() };

@@ -1,10 +1,12 @@
 //! An external engine as an arena player, driven through the Gomocup (Piskvork) protocol
 //! (P. Laštovička, M. Petříček, "Gomoku AI protocol", <https://plastovicka.github.io/protocl2en.htm>).
 //!
-//! Per game the engine gets `START size`, then `INFO timeout_turn`, `INFO timeout_match 0`,
+//! Per game the engine gets `START size`, then `INFO timeout_turn`, `INFO timeout_match` (0
+//! unless the spec has a match clock),
 //! `INFO rule` (1 = exactly five, 4 = renju, 0 = freestyle) and, when its [`EngineSpec`] has
 //! them, `INFO max_node N` and `INFO max_depth D` (Yixin-Board extensions of the protocol, which
-//! Rapfi honours: at most N nodes searched, at most D plies deep, per move); per move `BEGIN`
+//! Rapfi honours: at most N nodes searched, at most D plies deep, per move); per move, with a
+//! match clock, `INFO time_left` (the clock's remaining milliseconds), then `BEGIN`
 //! on an empty board, otherwise the whole position as `BOARD` … `DONE` (stones in move order, field 1 = the
 //! engine's own, 2 = the opponent's). The answer is the first line of the form `x,y`;
 //! `MESSAGE`, `DEBUG` and other informational lines are skipped. Coordinates and the rule bitmask
@@ -12,8 +14,11 @@
 //!
 //! An engine only places stones: a game with protocol decisions (swap, offers, ...) must start
 //! after them (the arena's `rif26` openings do). Running out of `2 * time + 3 s` for an answer,
-//! `ERROR`, or an unparsable answer is an error (the arena scores it as a loss). A move that
-//! comes after its game ended is skipped while the next `START` waits for `OK`.
+//! `ERROR`, or an unparsable answer is an error (the arena scores it as a loss). With a match
+//! clock, the time from sending a position to its answer is charged to the engine's clock for the
+//! game, and an engine whose clock runs out loses the game on time (an error naming the time
+//! used). Answers slower than `timeout_turn` are counted and reported on stderr when the engine
+//! ends. A move that comes after its game ended is skipped while the next `START` waits for `OK`.
 //!
 //! A command goes out no sooner than [`SETTLE`] after the engine's last answer, and output
 //! nobody asked for is discarded before each `START` and each position. Rapfi prints its move
@@ -41,6 +46,9 @@ pub struct EngineSpec {
     pub nodes: Option<u64>,
     /// Search depth per move (`INFO max_depth`), when limited.
     pub depth: Option<u64>,
+    /// Time for the whole game (`INFO timeout_match`, with `INFO time_left` before each move),
+    /// when the engine plays on a match clock.
+    pub match_time: Option<Duration>,
 }
 
 impl EngineSpec {
@@ -60,14 +68,18 @@ impl EngineSpec {
             words.push(format!("depth={d}"));
         }
         words.push(format!("time={}", self.time.as_secs_f64()));
+        if let Some(m) = self.match_time {
+            words.push(format!("match={}", m.as_secs_f64()));
+        }
         words.join(" ")
     }
 
     /// The `INFO` lines sent at the start of every game.
     pub fn info_lines(&self, rule: Rule) -> String {
         let mut s = format!(
-            "INFO timeout_turn {}\nINFO timeout_match 0\nINFO rule {}\n",
+            "INFO timeout_turn {}\nINFO timeout_match {}\nINFO rule {}\n",
             self.time.as_millis(),
+            self.match_time.map_or(0, |m| m.as_millis()),
             rule_bits(rule)
         );
         if let Some(n) = self.nodes {
@@ -92,6 +104,11 @@ pub struct EngineAgent {
     name: String,
     /// When the last answer arrived.
     answered: Option<Instant>,
+    /// Time charged to the engine's match clock in this game.
+    used: Duration,
+    /// Answers slower than `timeout_turn`, and the slowest answer.
+    slow_answers: u64,
+    slowest: Duration,
 }
 
 impl EngineAgent {
@@ -99,7 +116,17 @@ impl EngineAgent {
     pub fn spawn(spec: &EngineSpec, size: usize, rule: Rule) -> Result<EngineAgent> {
         let process = EngineProcess::spawn(&spec.command, Stdio::null())?;
         let name = process.name().to_string();
-        Ok(EngineAgent { process, size, rule, spec: spec.clone(), name, answered: None })
+        Ok(EngineAgent {
+            process,
+            size,
+            rule,
+            spec: spec.clone(),
+            name,
+            answered: None,
+            used: Duration::ZERO,
+            slow_answers: 0,
+            slowest: Duration::ZERO,
+        })
     }
 
     /// Sends `text` once [`SETTLE`] has passed since the last answer.
@@ -132,6 +159,7 @@ impl EngineAgent {
 
 impl Agent for EngineAgent {
     fn new_game(&mut self, _seed: u64) -> Result<()> {
+        self.used = Duration::ZERO;
         self.process.discard_pending();
         self.send(&format!("START {}\n", self.size))?;
         // A move of the last game that comes after it ended (the engine overran its time) is
@@ -170,8 +198,33 @@ impl Agent for EngineAgent {
             s + "DONE\n"
         };
         self.process.discard_pending();
+        let mut wait = self.wait_time();
+        let cmd = match self.spec.match_time {
+            Some(m) => {
+                let left = m.saturating_sub(self.used);
+                wait = wait.min(left + Duration::from_secs(1));
+                format!("INFO time_left {}\n{cmd}", left.as_millis())
+            }
+            None => cmd,
+        };
         self.send(&cmd)?;
-        let a = self.answer(self.wait_time())?;
+        let sent = Instant::now();
+        let a = self.answer(wait);
+        let took = sent.elapsed();
+        self.used += took;
+        if took > self.spec.time {
+            self.slow_answers += 1;
+        }
+        self.slowest = self.slowest.max(took);
+        if let Some(m) = self.spec.match_time.filter(|&m| self.used > m) {
+            bail!(
+                "engine {} lost on time: {:.3} s used of a {} s match clock",
+                self.name,
+                self.used.as_secs_f64(),
+                m.as_secs_f64()
+            );
+        }
+        let a = a?;
         let Ok((x, y)) = parse_xy(&a) else {
             bail!("engine {} answered '{a}' instead of a move x,y", self.name);
         };
@@ -183,6 +236,15 @@ impl Agent for EngineAgent {
 
 impl Drop for EngineAgent {
     fn drop(&mut self) {
+        if self.slow_answers > 0 {
+            eprintln!(
+                "engine {}: {} answers took longer than timeout_turn {} ms (the slowest {} ms)",
+                self.name,
+                self.slow_answers,
+                self.spec.time.as_millis(),
+                self.slowest.as_millis()
+            );
+        }
         self.process.end(Duration::from_millis(500));
     }
 }
@@ -205,6 +267,7 @@ mod tests {
             time: Duration::from_millis(1500),
             nodes: Some(16000),
             depth: Some(9),
+            match_time: None,
         };
         let mut agent = EngineAgent::spawn(&spec, 15, Rule::Renju).unwrap();
         agent.new_game(0).unwrap();
@@ -221,6 +284,40 @@ mod tests {
     }
 
     #[test]
+    fn a_match_clock_is_sent_charged_and_lost_on() {
+        let d = tempfile::tempdir().unwrap();
+        let log = d.path().join("input.log");
+        // A fake engine that takes 0.4 s for every move and logs what it gets.
+        let script = format!(
+            "while read -r l; do echo \"$l\" >> '{}'; case \"$l\" in START*) echo OK;; BEGIN) sleep 0.4; echo 7,7;; END) exit 0;; esac; done",
+            log.display()
+        );
+        let spec = EngineSpec {
+            command: vec!["sh".into(), "-c".into(), script],
+            time: Duration::from_secs(5),
+            nodes: None,
+            depth: None,
+            match_time: Some(Duration::from_secs(1)),
+        };
+        assert_eq!(spec.budget(), "time=5 match=1");
+        let g = Game::new(15, Rule::Renju, renju_rules::Protocol::Free { centre: false }, None).unwrap();
+        let mut agent = EngineAgent::spawn(&spec, 15, Rule::Renju).unwrap();
+        agent.new_game(0).unwrap();
+        agent.choose(&g).unwrap();
+        agent.choose(&g).unwrap();
+        // 1.2 s or more of a 1 s clock.
+        let e = agent.choose(&g).unwrap_err().to_string();
+        assert!(e.contains("lost on time") && e.contains("of a 1 s match clock"), "{e}");
+        drop(agent);
+        let got = std::fs::read_to_string(&log).unwrap();
+        assert!(got.contains("INFO timeout_turn 5000\nINFO timeout_match 1000\n"), "{got}");
+        let left: Vec<u64> = got.lines().filter_map(|l| l.strip_prefix("INFO time_left ")?.parse().ok()).collect();
+        assert_eq!(left.len(), 3, "{got}");
+        assert_eq!(left[0], 1000);
+        assert!(left[1] <= 600 && left[2] <= 200, "each move charged at least 0.4 s: {left:?}");
+    }
+
+    #[test]
     fn a_late_move_of_the_last_game_is_not_the_answer_to_start() {
         let engine = |start_answer: &str| {
             let script =
@@ -230,6 +327,7 @@ mod tests {
                 time: Duration::from_secs(1),
                 nodes: None,
                 depth: None,
+                match_time: None,
             };
             EngineAgent::spawn(&spec, 15, Rule::Renju).unwrap()
         };

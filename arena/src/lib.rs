@@ -3,6 +3,8 @@
 //! - [`agent`]: the one player trait ([`agent::Agent`]) and PUCT search over any `Evaluator`.
 //! - [`analysis`]: the analysis engine (`renju-zero analyze`): JSON-lines queries searched
 //!   concurrently, answered with candidates, values, principal variations, forbidden points, VCF.
+//! - [`clock`]: adaptive time use for one decision: stop early when the move is settled, run
+//!   past the target while it is not.
 //! - [`spec`]: player specs such as `model:DIR,playouts=200` and building agents from them.
 //! - [`engine`]: an external engine as an agent, driven through the Gomocup (Piskvork) protocol.
 //! - [`wire`]: the Gomocup wire format (coordinates, the rule bitmask, the line reader of an
@@ -25,6 +27,7 @@
 
 pub mod agent;
 pub mod analysis;
+pub mod clock;
 pub mod curve;
 pub mod engine;
 pub mod gatekeeper;

@@ -36,7 +36,9 @@ pub enum PlayerKind {
 /// only the stones gives them, [`StonesOnlyEvaluator`]; default `full`); for
 /// engines: `nodes=N` (nodes per move, `INFO max_node`), `depth=D` (search depth per move,
 /// `INFO max_depth`) and `time=SECONDS` (`INFO timeout_turn`; default
-/// [`EngineSpec::default_time`]: 5, or 60 with `nodes` or `depth`). With neither `playouts` nor
+/// [`EngineSpec::default_time`]: 5, or 60 with `nodes` or `depth`), `match=SECONDS` (a match
+/// clock for each game: `INFO timeout_match`, `INFO time_left`; the engine loses a game whose
+/// clock runs out). With neither `playouts` nor
 /// `time` a search player uses 200 playouts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayerSpec {
@@ -99,7 +101,7 @@ impl PlayerSpec {
             let command =
                 shlex::split(cmd).with_context(|| format!("player {name}: cannot split engine command '{cmd}'"))?;
             ensure!(!command.is_empty(), "player {name}: the engine command is empty");
-            let (mut time, mut nodes, mut depth) = (None, None, None);
+            let (mut time, mut nodes, mut depth, mut match_time) = (None, None, None, None);
             for (k, v) in &opts {
                 match k.as_str() {
                     "time" => {
@@ -107,15 +109,20 @@ impl PlayerSpec {
                         ensure!(t > 0.0, "player {name}: time={v} must be a positive number of seconds");
                         time = Some(Duration::from_secs_f64(t));
                     }
+                    "match" => {
+                        let t = num(k, v)?;
+                        ensure!(t > 0.0, "player {name}: match={v} must be a positive number of seconds");
+                        match_time = Some(Duration::from_secs_f64(t));
+                    }
                     "nodes" => nodes = Some(whole(k, v)?),
                     "depth" => depth = Some(whole(k, v)?),
                     other => bail!(
-                        "player {name}: unknown engine option '{other}' (engines take nodes=N, depth=D, time=SECONDS)"
+                        "player {name}: unknown engine option '{other}' (engines take nodes=N, depth=D, time=SECONDS, match=SECONDS)"
                     ),
                 }
             }
             let time = time.unwrap_or_else(|| EngineSpec::default_time(nodes, depth));
-            PlayerKind::Engine(EngineSpec { command, time, nodes, depth })
+            PlayerKind::Engine(EngineSpec { command, time, nodes, depth, match_time })
         } else {
             let eval = match kind_text.as_str() {
                 k if k == "uniform" || k == "heuristic" || k.starts_with("model:") => {
@@ -229,6 +236,7 @@ mod tests {
                 time: Duration::from_secs(2),
                 nodes: None,
                 depth: None,
+                match_time: None,
             })
         );
         let p = PlayerSpec::parse_named(r#"r=engine:"engines/rapfi/pbrain-rapfi",nodes=16000,depth=12"#).unwrap();
@@ -239,9 +247,16 @@ mod tests {
                 time: Duration::from_secs(60),
                 nodes: Some(16000),
                 depth: Some(12),
+                match_time: None,
             }),
             "a node or depth budget makes the time a 60 s guard"
         );
+        match PlayerSpec::parse_named("r=engine:pbrain-x,time=0.5,match=10").unwrap().kind {
+            PlayerKind::Engine(e) => {
+                assert_eq!((e.time, e.match_time), (Duration::from_millis(500), Some(Duration::from_secs(10))))
+            }
+            k => panic!("{k:?}"),
+        }
         match PlayerSpec::parse_named("r=engine:pbrain-x,time=0.5,nodes=1000").unwrap().kind {
             PlayerKind::Engine(e) => assert_eq!((e.time, e.nodes), (Duration::from_millis(500), Some(1000))),
             k => panic!("{k:?}"),

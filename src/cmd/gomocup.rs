@@ -45,6 +45,11 @@ pub struct GomocupArgs {
     /// (for measuring what tree reuse brings).
     #[arg(long)]
     pub no_tree_reuse: bool,
+    /// Under a match clock, search every move for exactly its share of the time left instead of
+    /// planning it (stopping early when the best move is settled, running on when it is not);
+    /// for measuring what the plan brings.
+    #[arg(long)]
+    pub flat_clock: bool,
 }
 
 /// Run the command; returns the process exit code.
@@ -79,6 +84,7 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
         max_playouts: args.playouts,
         root_vcf_nodes: args.root_vcf_nodes,
         max_threads: threads,
+        plan_time: !args.flat_clock,
         ..Default::default()
     };
     let mut brain = Brain::new(factory, opts);

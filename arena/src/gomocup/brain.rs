@@ -12,6 +12,7 @@ use super::error;
 use super::tactics::{before_search, defend, Tactic};
 use super::time::TimeBudget;
 use crate::agent::{Agent, Choice, SearchLimit};
+use crate::clock::Stretch;
 use crate::wire::{format_point, from_wire, parse_xy, rule_from_bits, to_wire, RULE_BIT_CARO};
 
 /// Makes the brain's agent for a board size (errors for sizes it cannot play, e.g. a 15x15
@@ -38,6 +39,9 @@ pub struct BrainOptions {
     /// Search threads the brain was started with (the most `INFO thread_num` can ask for),
     /// reported by `YXSHOWINFO`. Default 1.
     pub max_threads: usize,
+    /// Under a match clock, plan each move's time ([`crate::clock`]); off, every move searches
+    /// its share of the clock exactly (for comparisons). Default on.
+    pub plan_time: bool,
 }
 
 impl Default for BrainOptions {
@@ -51,6 +55,7 @@ impl Default for BrainOptions {
                 env!("CARGO_PKG_VERSION")
             ),
             max_threads: 1,
+            plan_time: true,
         }
     }
 }
@@ -69,6 +74,9 @@ pub struct Brain {
     /// Stones in move order (Black first, alternating).
     moves: Vec<Point>,
     time: TimeBudget,
+    /// The most the last move's search could take: the time plan's most under a match clock,
+    /// else its limit ([`super::time`]); what the answer took beyond it is overhead to reserve.
+    planned: Option<Duration>,
     /// Search threads the manager asked for (`INFO thread_num`); the agent uses at most as many
     /// as it was built for.
     threads: Option<usize>,
@@ -90,6 +98,7 @@ impl Brain {
             rule_told: false,
             rule_warned: false,
             time: TimeBudget::default(),
+            planned: None,
             threads: None,
             ended: false,
         }
@@ -309,12 +318,24 @@ impl Brain {
     /// opponent's, overrides the search ([`super::tactics`]).
     fn decide(&mut self, game: &Game) -> Result<(Action, Choice, Vec<String>)> {
         let empty = game.board().size().pow(2) - game.board().stone_count();
-        let limit = self.limit(empty);
-        self.decide_within(game, limit)
+        let (limit, stretch) = self.time.plan(empty, self.opts.default_turn, self.opts.max_playouts);
+        let stretch = stretch.filter(|_| self.opts.plan_time);
+        self.planned = stretch.map(|s| s.most).or(limit.time);
+        self.decide_stretched(game, limit, stretch)
     }
 
     /// [`Brain::decide`] within `limit`.
     fn decide_within(&mut self, game: &Game, limit: SearchLimit) -> Result<(Action, Choice, Vec<String>)> {
+        self.decide_stretched(game, limit, None)
+    }
+
+    /// [`Brain::decide_within`] with a time plan for the search ([`crate::clock`]).
+    fn decide_stretched(
+        &mut self,
+        game: &Game,
+        limit: SearchLimit,
+        stretch: Option<Stretch>,
+    ) -> Result<(Action, Choice, Vec<String>)> {
         let size = game.board().size();
         let vcf_limits = Limits { nodes: self.opts.root_vcf_nodes, time: limit.time.map(|t| t / 4) };
         let line_text = |line: &[Point]| line.iter().map(|&p| format_point(p, size)).collect::<Vec<_>>().join(" ");
@@ -327,7 +348,7 @@ impl Brain {
             return Ok((choice.action, choice, vec![format!("MESSAGE VCF {}", line_text(line))]));
         }
         let (_, agent) = self.agent.as_mut().context("no board yet: send START first")?;
-        let c = agent.choose_within(game, &limit)?;
+        let c = agent.choose_stretched(game, &limit, stretch)?;
         let mut action = if game.is_legal(c.action) && matches!(c.action, Action::Place(_)) {
             c.action
         } else {
@@ -391,8 +412,9 @@ impl Brain {
         let mut answer = run().unwrap_or_else(|e| error(format!("{e:#}")));
         if !empty_board {
             let empty = self.size.map_or(0, |n| n * n - self.moves.len().min(n * n));
-            // The search had `budget`; whatever the answer took beyond it is overhead to reserve.
-            let budget = self.limit(empty.max(1)).time.unwrap_or(Duration::ZERO);
+            // The search could take `budget`; whatever the answer took beyond it is overhead to
+            // reserve.
+            let budget = self.planned.take().or_else(|| self.limit(empty.max(1)).time).unwrap_or(Duration::ZERO);
             self.time.record_answer(t0.elapsed(), budget);
         }
         if !self.rule_told && !self.rule_warned {

@@ -61,7 +61,10 @@
 //! searched one by the moves played.
 //!
 //! Time per move: from `timeout_turn`, `timeout_match` / `time_left` and `max_memory`
-//! ([`time`]); with no time information, [`BrainOptions::default_turn`].
+//! ([`time`]); with no time information, [`BrainOptions::default_turn`]. Under a match clock a
+//! move's time is a plan, not a fixed share ([`crate::clock`]): a search whose best move cannot
+//! change any more stops early, and an unsettled one runs on, up to three times the share but
+//! never past a fifth of the time left or `timeout_turn`.
 //!
 //! Tactics before the search ([`tactics`], budget [`BrainOptions::root_vcf_nodes`] and at most a
 //! quarter of the move's time): a VCF of the side to move is played at once, announced as

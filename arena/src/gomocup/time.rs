@@ -6,6 +6,12 @@
 //! the largest recent overshoot of a move's answer past its search budget (building the
 //! position, answering, a last slow batch), decaying by a quarter per move.
 //!
+//! Under a match clock the budget is a target, not a limit ([`TimeBudget::plan`],
+//! [`crate::clock`]): a settled search stops before it, and an unsettled one may run on to three
+//! times the share, but never past a fifth of the time left nor past `timeout_turn` (both with
+//! the same 85%, 30 ms and reserve taken off). With only a turn limit every move may use it all:
+//! time saved on one move buys nothing on the next.
+//!
 //! Nodes: `max_node` (a Yixin-Board extension; 0 or absent: none) caps the playouts per move,
 //! so that an engine match can give both sides the same search budget.
 //!
@@ -15,6 +21,7 @@
 use std::time::Duration;
 
 use crate::agent::SearchLimit;
+use crate::clock::Stretch;
 
 /// The manager's limits (`INFO timeout_turn`, `timeout_match`, `time_left` in ms, `max_memory`
 /// in bytes, `max_node` in playouts; `None` until sent) and the reserve learnt from past moves.
@@ -34,17 +41,34 @@ impl TimeBudget {
     /// the manager sent no time limit, playouts at most `max_playouts`, `max_node` and the
     /// memory cap.
     pub fn limit(&self, empty: usize, default_turn: Duration, max_playouts: Option<u64>) -> SearchLimit {
+        self.plan(empty, default_turn, max_playouts).0
+    }
+
+    /// [`TimeBudget::limit`] and, under a match clock, the time plan of the move (module docs):
+    /// the limit's time as its target, and the most the move may take.
+    pub fn plan(
+        &self,
+        empty: usize,
+        default_turn: Duration,
+        max_playouts: Option<u64>,
+    ) -> (SearchLimit, Option<Stretch>) {
+        let turn = self.timeout_turn.filter(|&t| t > 0);
+        let usable =
+            |ms: u64| Duration::from_millis(ms).mul_f64(0.85).saturating_sub(Duration::from_millis(30) + self.reserve);
         let mut budget: Option<u64> = self.timeout_turn;
+        let mut stretch = None;
         if self.timeout_match.is_some_and(|m| m > 0) {
             if let Some(left) = self.time_left {
                 let share = left / (empty as u64 / 4).max(10);
-                budget = Some(budget.map_or(share, |b| if b == 0 { share } else { b.min(share) }));
+                budget = Some(turn.map_or(share, |t| t.min(share)));
+                let most = (share * 3).min(left / 5);
+                let most = turn.map_or(most, |t| t.min(most));
+                let target = usable(budget.unwrap_or(share));
+                stretch = Some(Stretch { target, most: usable(most).max(target) });
             }
         }
         let time = match budget {
-            Some(ms) => {
-                Duration::from_millis(ms).mul_f64(0.85).saturating_sub(Duration::from_millis(30) + self.reserve)
-            }
+            Some(ms) => usable(ms),
             None => default_turn,
         };
         let mut playouts = max_playouts;
@@ -56,7 +80,7 @@ impl TimeBudget {
             let cap = (mem / 2 / (node_bytes * empty.max(1) as u64)).max(1);
             playouts = Some(playouts.map_or(cap, |p| p.min(cap)));
         }
-        SearchLimit { playouts, time: Some(time) }
+        (SearchLimit { playouts, time: Some(time) }, stretch)
     }
 
     /// Learns from one answer: it took `elapsed` against a search budget of `budget`; whatever
@@ -92,6 +116,29 @@ mod tests {
         assert_eq!(nodes(300).limit(200, Duration::from_secs(5), None).playouts, Some(300));
         assert_eq!(nodes(300).limit(200, Duration::from_secs(5), Some(100)).playouts, Some(100));
         assert_eq!(nodes(0).limit(200, Duration::from_secs(5), None).playouts, Some(500));
+    }
+
+    #[test]
+    fn a_match_clock_gives_a_target_and_a_most() {
+        let t = TimeBudget { timeout_match: Some(10_000), time_left: Some(9_000), ..TimeBudget::default() };
+        let (l, s) = t.plan(200, Duration::from_secs(5), None);
+        // share = 9000 / 50 = 180 ms -> target 0.85 * 180 - 30 = 123 ms; most = min(540, 1800)
+        // = 540 ms -> 0.85 * 540 - 30 = 429 ms.
+        assert_eq!(l.time, Some(Duration::from_millis(123)));
+        assert_eq!(s, Some(Stretch { target: Duration::from_millis(123), most: Duration::from_millis(429) }));
+        // Little time left: never more than a fifth of it (1000 / 5 = 200 -> 140 ms).
+        // (40 empty points: share = 1000 / 10 = 100 ms, three times that is 300 > 200.)
+        let low = TimeBudget { time_left: Some(1_000), ..t.clone() };
+        let (_, s) = low.plan(40, Duration::from_secs(5), None);
+        assert_eq!(s, Some(Stretch { target: Duration::from_millis(55), most: Duration::from_millis(140) }));
+        // A turn limit caps the most: 300 ms -> 225 ms.
+        let turn = TimeBudget { timeout_turn: Some(300), ..t.clone() };
+        let (_, s) = turn.plan(200, Duration::from_secs(5), None);
+        assert_eq!(s.unwrap().most, Duration::from_millis(225));
+        // A turn limit alone, or a match limit of 0 (none): no plan, the turn is the budget.
+        let only_turn = TimeBudget { timeout_turn: Some(200), timeout_match: Some(0), ..TimeBudget::default() };
+        assert_eq!(only_turn.plan(200, Duration::from_secs(5), None).1, None);
+        assert_eq!(TimeBudget::default().plan(200, Duration::from_secs(5), None).1, None);
     }
 
     #[test]
