@@ -22,6 +22,9 @@ use renju_selfplay::mcts::{
 /// playing the best of the actions still in the halving).
 pub const GUMBEL_TIME_BUDGET: u32 = 800;
 
+/// A stop request for a search under way ([`Agent::set_interrupt`]).
+pub type Interrupt = std::sync::Arc<dyn Fn() -> bool + Send + Sync>;
+
 /// What an agent decided, with its own estimate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Choice {
@@ -81,6 +84,12 @@ pub trait Agent: Send {
     fn value(&mut self, game: &Game) -> Result<Option<f32>> {
         let _ = game;
         Ok(None)
+    }
+    /// A check the agent's searches consult between batches: when it returns true the search
+    /// stops and the decision is made from what was searched (the Gomocup `YXSTOP`). Agents
+    /// that do not search ignore it (the default).
+    fn set_interrupt(&mut self, interrupt: Option<Interrupt>) {
+        let _ = interrupt;
     }
     /// Search threads for the next decisions (the Gomocup `INFO thread_num`); agents that do not
     /// search in parallel ignore it (the default).
@@ -193,6 +202,8 @@ pub struct MctsAgent {
     kept: Option<(Game, Mcts)>,
     /// The time plan of the decision under way ([`Agent::choose_stretched`]).
     stretch: Option<Stretch>,
+    /// Stops a search under way when it returns true ([`Agent::set_interrupt`]).
+    interrupt: Option<Interrupt>,
 }
 
 impl MctsAgent {
@@ -208,7 +219,7 @@ impl MctsAgent {
     /// When `evals` is empty.
     pub fn with_evaluators(evals: Vec<Box<dyn Evaluator>>, settings: SearchSettings) -> MctsAgent {
         assert!(!evals.is_empty(), "an agent needs an evaluator");
-        MctsAgent { evals, settings, rng: ChaCha8Rng::seed_from_u64(0), kept: None, stretch: None }
+        MctsAgent { evals, settings, rng: ChaCha8Rng::seed_from_u64(0), kept: None, stretch: None, interrupt: None }
     }
 
     /// Search threads the next decision uses: [`SearchSettings::threads`], at most one per
@@ -280,12 +291,16 @@ impl MctsAgent {
         let time = stretch.map(|s| s.most.max(s.target)).or(limit.time);
         let mut watch = stretch.map(Watch::new);
         let first = m.root_visits() as u64;
+        let interrupt = self.interrupt.clone();
         let mut go_on = |m: &Mcts| -> bool {
+            if interrupt.as_ref().is_some_and(|stop| stop()) {
+                return false;
+            }
             let Some(w) = watch.as_mut() else { return true };
             let Some(root) = RootView::of(&m.root_children(), m.root_value()) else { return true };
             w.go_on(start.elapsed(), (m.root_visits() as u64).saturating_sub(first), &root)
         };
-        let chunk = if time.is_some() { batch as u64 } else { cap };
+        let chunk = if time.is_some() || self.interrupt.is_some() { batch as u64 } else { cap };
         let threads = self.threads();
         if self.settings.config.algorithm == SearchAlgorithm::Gumbel {
             let eval = &mut self.evals[0];
@@ -302,7 +317,8 @@ impl MctsAgent {
             // The root's own evaluation first (one thread), so that a forced or proven root
             // stops here as below; then the threads, which start a batch only when the slowest
             // so far still fits in the time left, as one thread does. With a time plan they
-            // search in slices of a tenth of the target, the clock consulted after each.
+            // search in slices of a tenth of the target, the clock consulted after each; with an
+            // interrupt, in slices of at most 10 ms.
             if m.root_visits() == 0 {
                 let eval = &mut self.evals[0];
                 search_with(m, 1, 1, &mut self.rng, |p, g, n| eval.evaluate(p, g, n))?;
@@ -312,6 +328,11 @@ impl MctsAgent {
             }
             let deadline = time.map(|t| start + t);
             let slice = stretch.map(|s| (s.target / 10).max(Duration::from_millis(2)));
+            let slice = match (slice, &self.interrupt) {
+                (Some(sl), Some(_)) => Some(sl.min(Duration::from_millis(10))),
+                (None, Some(_)) => Some(Duration::from_millis(10)),
+                (sl, None) => sl,
+            };
             let mut fs: Vec<_> = self.evals[..threads]
                 .iter_mut()
                 .map(|e| move |p: &[f32], g: &[f32], n: usize| e.evaluate(p, g, n))
@@ -319,7 +340,8 @@ impl MctsAgent {
             loop {
                 let until = match (slice, deadline) {
                     (Some(sl), Some(d)) => Some(d.min(Instant::now() + sl)),
-                    (_, d) => d,
+                    (Some(sl), None) => Some(Instant::now() + sl),
+                    (None, d) => d,
                 };
                 search_parallel(m, cap as u32, batch, until, &mut self.rng, &mut fs)?;
                 if slice.is_none() || done(m) || !go_on(m) {
@@ -396,6 +418,9 @@ impl Agent for MctsAgent {
     }
     fn set_threads(&mut self, threads: usize) {
         self.settings.threads = threads.max(1);
+    }
+    fn set_interrupt(&mut self, interrupt: Option<Interrupt>) {
+        self.interrupt = interrupt;
     }
     fn forget(&mut self) {
         self.kept = None;

@@ -324,3 +324,29 @@ fn yxbalance_answers_the_most_even_searched_moves() {
         assert!(out.len() == 1 && out[0].starts_with("ERROR"), "{bad}: {out:?}");
     }
 }
+
+/// `YXSTOP` read while the brain thinks ends that search at once, and only that one: the next
+/// command's search runs its full time.
+#[test]
+fn yxstop_stops_the_search_under_way_and_no_later_one() {
+    use renju_arena::gomocup::serve_interruptible;
+    let mut b = brain(Duration::from_millis(5));
+    let script = "START 15\nINFO rule 4\nINFO timeout_turn 30000\nBOARD\n7,7,2\n8,8,1\n7,8,2\nDONE\nYXSTOP\n\
+                  INFO timeout_turn 400\nTURN 6,6\nEND\n";
+    let mut out = Vec::new();
+    let t = Instant::now();
+    serve_interruptible(&mut b, std::io::Cursor::new(script.as_bytes().to_vec()), &mut out).unwrap();
+    let took = t.elapsed();
+    let out = String::from_utf8(out).unwrap();
+    // Without the stop the first move would search for 25 s.
+    assert!(took < Duration::from_secs(15), "took {took:?}:\n{out}");
+    let playouts: Vec<u64> =
+        out.lines().filter_map(|l| l.strip_prefix("MESSAGE playouts ")?.split(' ').next()?.parse().ok()).collect();
+    assert_eq!(playouts.len(), 2, "{out}");
+    // One batch of 8 (the default) after the root's evaluation, at most.
+    assert!(playouts[0] <= 16, "the stopped search went on: {playouts:?}");
+    // 310 ms at 5 ms per batch of 8: about 500 playouts; an early stop would leave a batch.
+    assert!(playouts[1] > 100, "the later search was stopped too: {playouts:?}");
+    let moves = out.lines().filter(|l| !l.starts_with("MESSAGE") && l.contains(',')).count();
+    assert_eq!(moves, 2, "{out}");
+}

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use renju_arena::agent::{Agent, MctsAgent, SearchSettings};
-use renju_arena::gomocup::{serve, Brain, BrainOptions};
+use renju_arena::gomocup::{serve_interruptible, Brain, BrainOptions};
 use renju_selfplay::eval::EvaluatorSpec;
 use renju_selfplay::mcts::{SearchAlgorithm, SearchConfig};
 use renju_trainer::config::DeviceChoice;
@@ -88,8 +88,8 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
         ..Default::default()
     };
     let mut brain = Brain::new(factory, opts);
-    let stdin = std::io::stdin();
-    serve(&mut brain, stdin.lock(), std::io::stdout().lock())?;
+    // Commands are read while the brain thinks, so that YXSTOP reaches a search under way.
+    serve_interruptible(&mut brain, std::io::BufReader::new(std::io::stdin()), std::io::stdout().lock())?;
     Ok(0)
 }
 

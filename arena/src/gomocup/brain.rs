@@ -11,7 +11,7 @@ use renju_rules::{Action, Color, DecisionKind, Game, Opening, Point, Protocol, R
 use super::error;
 use super::tactics::{before_search, defend, Tactic};
 use super::time::TimeBudget;
-use crate::agent::{Agent, Choice, SearchLimit};
+use crate::agent::{Agent, Choice, Interrupt, SearchLimit};
 use crate::clock::Stretch;
 use crate::wire::{format_point, from_wire, parse_xy, rule_from_bits, to_wire, RULE_BIT_CARO};
 
@@ -80,6 +80,8 @@ pub struct Brain {
     /// Search threads the manager asked for (`INFO thread_num`); the agent uses at most as many
     /// as it was built for.
     threads: Option<usize>,
+    /// Handed to every agent: stops a search under way (`YXSTOP`, [`super::serve_interruptible`]).
+    interrupt: Option<Interrupt>,
     ended: bool,
 }
 
@@ -100,8 +102,18 @@ impl Brain {
             time: TimeBudget::default(),
             planned: None,
             threads: None,
+            interrupt: None,
             ended: false,
         }
+    }
+
+    /// A check the searches consult between batches: true stops the search under way, and the
+    /// move is made from what was searched.
+    pub fn set_interrupt(&mut self, interrupt: Interrupt) {
+        if let Some((_, a)) = self.agent.as_mut() {
+            a.set_interrupt(Some(interrupt.clone()));
+        }
+        self.interrupt = Some(interrupt);
     }
 
     /// The rule in effect.
@@ -162,6 +174,7 @@ impl Brain {
                     if let Some(t) = self.threads {
                         c.set_threads(t);
                     }
+                    c.set_interrupt(self.interrupt.clone());
                     self.agent = Some((n, c));
                 }
                 Err(e) => return error(format!("unsupported size {n}: {e:#}")),

@@ -39,6 +39,10 @@
 //!   least 5% of the most visited sibling's visits (at least 1) and are never forbidden points;
 //!   a `MESSAGE balance value V visits N bias B` line comes first.
 //! - `YXSHOWINFO` → `MESSAGE` lines only: name and version, search threads, rule.
+//! - `YXSTOP` (or `STOP`) → no answer of its own: the search under way stops and its command is
+//!   answered with the move searched so far. It stops only a search of a command sent before
+//!   it ([`serve_interruptible`], which the CLI runs: commands are read by a thread of their
+//!   own while the brain thinks); with none under way it does nothing.
 //! - `SWAP2BOARD` / stones / `DONE` (Swap2, RULES.md §5.11): 0 stones → three stones
 //!   `x,y x,y x,y` (black, white, black); 3 stones → `SWAP` (we take Black), our white stone 4
 //!   `x,y` (we stay White) or stones 4 and 5 `x,y x,y` (the opponent chooses the colour); 5
@@ -175,6 +179,9 @@ impl Brain {
                 }
             }
             "YXSHOWINFO" => self.show_info(),
+            // Read by [`serve_interruptible`]'s reader as it arrives; here, with no search under
+            // way, nothing to do.
+            "YXSTOP" | "STOP" => Vec::new(),
             "YXHASHCLEAR" => {
                 self.forget();
                 Vec::new()
@@ -202,6 +209,52 @@ fn read_until_done(more: &mut dyn Iterator<Item = String>) -> Vec<String> {
         }
     }
     v
+}
+
+/// [`serve`] with `input` read by a thread of its own, so that `YXSTOP` / `STOP` reach a search
+/// under way: a stop line ends the search of a command read before it, if that search is still
+/// running, and of no later command. Returns at `END` or the end of input (the reader thread is
+/// left blocked on its input: the process is about to end).
+pub fn serve_interruptible<R: BufRead + Send + 'static>(
+    brain: &mut Brain,
+    input: R,
+    mut output: impl Write,
+) -> Result<()> {
+    use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+    use std::sync::Arc;
+    // Line numbers from 1: the last stop line read, and the command being handled.
+    let last_stop = Arc::new(AtomicU64::new(0));
+    let current = Arc::new(AtomicU64::new(0));
+    {
+        let (stop, cur) = (last_stop.clone(), current.clone());
+        brain.set_interrupt(Arc::new(move || stop.load(SeqCst) > cur.load(SeqCst)));
+    }
+    let (tx, rx) = std::sync::mpsc::channel::<(u64, String)>();
+    let stops = last_stop.clone();
+    std::thread::spawn(move || {
+        for (i, line) in input.lines().map_while(|l| l.ok()).enumerate() {
+            let t = line.trim();
+            if t.eq_ignore_ascii_case("YXSTOP") || t.eq_ignore_ascii_case("STOP") {
+                stops.store(i as u64 + 1, SeqCst);
+            }
+            if tx.send((i as u64 + 1, line)).is_err() {
+                break;
+            }
+        }
+    });
+    let mut lines = rx.iter();
+    while let Some((n, line)) = lines.next() {
+        current.store(n, SeqCst);
+        let mut more = lines.by_ref().map(|(_, l)| l);
+        for answer in brain.handle(&line, &mut more) {
+            writeln!(output, "{answer}")?;
+        }
+        output.flush()?;
+        if brain.ended() {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// Runs `brain` on `input` until `END` or the end of input, writing and flushing every answer.
