@@ -15,6 +15,8 @@
 //! - [`game`]: a whole game under an opening protocol (RULES.md §5) as a state machine over
 //!   decisions that a search can play.
 //! - [`vcf`]: the VCF (victory by continuous fours) solver and the defence question.
+//! - [`vct`]: the VCT (victory by continuous threats: fours and threes) solver and its defence
+//!   question.
 //! - [`query`]: position queries as JSON objects (a position by its stone lists; a move to
 //!   classify or a side to solve VCF for) and their answers.
 //!
@@ -34,6 +36,7 @@ pub mod reference;
 pub mod rule;
 pub mod symmetry;
 pub mod vcf;
+pub mod vct;
 
 pub use board::Board;
 pub use color::Color;

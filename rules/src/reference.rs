@@ -297,3 +297,297 @@ pub fn check_vcf_line(
     }
     unreachable!("the loop returns at the last (attacker's) move")
 }
+
+/// The threat game of `crate::vct`, restated on a plain grid straight from the definitions
+/// (RULES.md §2–4), for the VCT solver's tests. Attacker `a`, defender `d`.
+struct RefVct {
+    rule: Rule,
+    a: Color,
+    d: Color,
+}
+
+impl RefVct {
+    /// Whether some stone of `c` lies within `k` points of (x, y) in both coordinates.
+    fn near(&self, g: &Grid, x: i32, y: i32, c: Color, k: i32) -> bool {
+        (-k..=k).any(|dy| (-k..=k).any(|dx| g.get(x + dx, y + dy) == Some(Some(c))))
+    }
+
+    /// Every empty point where `c` would win. A winning point touches a stone of `c` (its five
+    /// is unbroken), so only those points are tried.
+    fn wins(&self, g: &mut Grid, c: Color) -> Vec<(i32, i32)> {
+        let n = g.size as i32;
+        let mut out = Vec::new();
+        for y in 0..n {
+            for x in 0..n {
+                if g.get(x, y) == Some(None) && self.near(g, x, y, c, 1) && wins_by(g, self.rule, x, y, c) {
+                    out.push((x, y));
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether `c` may play the empty (x, y): Black under renju only on a point that is not
+    /// forbidden.
+    fn legal(&self, g: &mut Grid, x: i32, y: i32, c: Color) -> bool {
+        match classify_grid(g, self.rule, x, y, c) {
+            Verdict::Occupied | Verdict::Forbidden(_) => false,
+            Verdict::Legal | Verdict::Five => true,
+        }
+    }
+
+    /// Whether the attacker's stone on the empty (x, y) makes a straight four on the line
+    /// (dx, dy): exactly four unbroken attacker stones through it, containing (mx, my) if given,
+    /// both ends empty and each end making a winning line on this line.
+    fn straight_four(&self, g: &mut Grid, x: i32, y: i32, (dx, dy): (i32, i32), m: Option<(i32, i32)>) -> bool {
+        let a = self.a;
+        g.set(x, y, Some(a));
+        let mut lo = 0;
+        while g.get(x + (lo - 1) * dx, y + (lo - 1) * dy) == Some(Some(a)) {
+            lo -= 1;
+        }
+        let mut hi = 0;
+        while g.get(x + (hi + 1) * dx, y + (hi + 1) * dy) == Some(Some(a)) {
+            hi += 1;
+        }
+        let contains_m = m.is_none_or(|(mx, my)| (lo..=hi).any(|k| (x + k * dx, y + k * dy) == (mx, my)));
+        let ok = hi - lo + 1 == 4
+            && contains_m
+            && [lo - 1, hi + 1].iter().all(|&k| {
+                let (ex, ey) = (x + k * dx, y + k * dy);
+                g.get(ex, ey) == Some(None) && {
+                    g.set(ex, ey, Some(a));
+                    let run = g.run(ex, ey, (dx, dy), a);
+                    g.set(ex, ey, None);
+                    runs_win(self.rule, a, &[run])
+                }
+            });
+        g.set(x, y, None);
+        ok
+    }
+
+    /// Whether the empty (x, y) is a legal straight-four point of the attacker (with the four
+    /// stones containing `m`, if given, on the line through `m`).
+    fn straight_four_point(&self, g: &mut Grid, x: i32, y: i32, m: Option<(i32, i32)>) -> bool {
+        DIRS.iter().any(|&dir| self.straight_four(g, x, y, dir, m))
+            && classify_grid(g, self.rule, x, y, self.a) == Verdict::Legal
+    }
+
+    /// Whether the attacker has a legal straight-four point anywhere (such a point touches an
+    /// attacker stone).
+    fn any_straight_four_point(&self, g: &mut Grid) -> bool {
+        let n = g.size as i32;
+        (0..n).any(|y| {
+            (0..n).any(|x| {
+                g.get(x, y) == Some(None) && self.near(g, x, y, self.a, 1) && self.straight_four_point(g, x, y, None)
+            })
+        })
+    }
+
+    /// Attacker to move with `r` threats left: is there a VCT?
+    fn attack(&self, g: &mut Grid, r: u32) -> bool {
+        if !self.wins(g, self.a).is_empty() {
+            return true;
+        }
+        let threats = self.wins(g, self.d);
+        if threats.len() >= 2 || r == 0 {
+            return false;
+        }
+        let n = g.size as i32;
+        let candidates: Vec<(i32, i32)> = if threats.len() == 1 {
+            threats
+        } else {
+            (0..n).flat_map(|y| (0..n).map(move |x| (x, y))).filter(|&(x, y)| self.near(g, x, y, self.a, 4)).collect()
+        };
+        candidates.into_iter().any(|(x, y)| self.threat_wins(g, x, y, r))
+    }
+
+    /// The attacker plays (x, y) with `r` threats left (no five for the attacker, at most a
+    /// forced block to make): is it a threat that wins against every reply?
+    fn threat_wins(&self, g: &mut Grid, x: i32, y: i32, r: u32) -> bool {
+        let (a, d) = (self.a, self.d);
+        if g.get(x, y) != Some(None) || !self.legal(g, x, y, a) {
+            return false;
+        }
+        g.set(x, y, Some(a));
+        let fives = self.wins(g, a);
+        let result = if !fives.is_empty() {
+            // A four: two five points, or a forbidden block, cannot be stopped.
+            let (fx, fy) = fives[0];
+            if fives.len() >= 2 || !self.legal(g, fx, fy, d) {
+                true
+            } else {
+                g.set(fx, fy, Some(d));
+                let w = self.attack(g, r - 1);
+                g.set(fx, fy, None);
+                w
+            }
+        } else if self.makes_three(g, x, y) {
+            // Every legal reply that makes a four or leaves no straight-four point.
+            let n = g.size as i32;
+            let mut all = true;
+            'replies: for py in 0..n {
+                for px in 0..n {
+                    if g.get(px, py) != Some(None) || !self.legal(g, px, py, d) {
+                        continue;
+                    }
+                    g.set(px, py, Some(d));
+                    let reply = !self.wins(g, d).is_empty() || !self.any_straight_four_point(g);
+                    let w = !reply || self.attack(g, r - 1);
+                    g.set(px, py, None);
+                    if !w {
+                        all = false;
+                        break 'replies;
+                    }
+                }
+            }
+            all
+        } else {
+            false
+        };
+        g.set(x, y, None);
+        result
+    }
+
+    /// With the attacker's stone on (x, y) and no attacker five point: does some empty point on
+    /// the stone's lines make a legal straight four containing the stone?
+    fn makes_three(&self, g: &mut Grid, x: i32, y: i32) -> bool {
+        DIRS.iter().any(|&(dx, dy)| {
+            (-4..=4).any(|k| {
+                let (qx, qy) = (x + k * dx, y + k * dy);
+                k != 0
+                    && g.get(qx, qy) == Some(None)
+                    && self.straight_four(g, qx, qy, (dx, dy), Some((x, y)))
+                    && classify_grid(g, self.rule, qx, qy, self.a) == Verdict::Legal
+            })
+        })
+    }
+}
+
+/// Reference check of a VCT's first move, straight from the definitions (RULES.md §2–4), by a
+/// plain AND-OR search on a grid: `attacker` (to move on `stones`) plays `first_move`, and wins
+/// against every defence with at most `depth` threats on each branch (the first move counted).
+///
+/// The threat game is that of `crate::vct`: the attacker wins at once with a five; facing one
+/// five point of the defender the attacker must block there (two: lost); every attacker move is
+/// legal and a four (the defender must take the five point; two five points, or one forbidden
+/// to a black defender under renju, win) or a three (the move is one of the four stones of a
+/// straight four that some legal empty point would make); after a three, the defender's replies
+/// are the legal moves that make a four or leave the attacker no legal straight-four point on
+/// the board. Slow: keep `depth` at 2 or 3.
+pub fn check_vct_win(
+    size: usize,
+    rule: Rule,
+    stones: &[(Point, Color)],
+    attacker: Color,
+    first_move: Point,
+    depth: u32,
+) -> bool {
+    let mut g = Grid::new(size, stones);
+    let v = RefVct { rule, a: attacker, d: attacker.opponent() };
+    let (x, y) = (first_move.x as i32, first_move.y as i32);
+    if wins_by(&mut g, rule, x, y, attacker) {
+        return true;
+    }
+    if !v.wins(&mut g, attacker).is_empty() || depth == 0 {
+        return false; // a five elsewhere was the win; the first move must be it
+    }
+    let threats = v.wins(&mut g, v.d);
+    if threats.len() >= 2 || (threats.len() == 1 && threats[0] != (x, y)) {
+        return false;
+    }
+    v.threat_wins(&mut g, x, y, depth)
+}
+
+/// Reference: whether `attacker` (to move) has a VCT with at most `depth` threats on each branch,
+/// by [`check_vct_win`]'s rules tried on every first move.
+pub fn has_vct(size: usize, rule: Rule, stones: &[(Point, Color)], attacker: Color, depth: u32) -> bool {
+    let mut g = Grid::new(size, stones);
+    let v = RefVct { rule, a: attacker, d: attacker.opponent() };
+    v.attack(&mut g, depth)
+}
+
+/// Reference replay of one branch of a VCT (the principal line of `crate::vct::Vct::Win`: the
+/// attacker's moves alternating with the defender's replies, attacker first and last) by the
+/// threat game of [`check_vct_win`]. `Ok(())` when every attacker move is legal and a threat
+/// (or the five), every defender move is one of the defender's replies to the threat before it
+/// (the five point after a four; a reply as defined after a three), and the last attacker move
+/// makes a five or leaves the defender no reply. A branch says nothing of the other replies;
+/// [`check_vct_win`] checks them all.
+pub fn check_vct_line(
+    size: usize,
+    rule: Rule,
+    stones: &[(Point, Color)],
+    attacker: Color,
+    line: &[Point],
+) -> Result<(), String> {
+    let mut g = Grid::new(size, stones);
+    let v = RefVct { rule, a: attacker, d: attacker.opponent() };
+    let name = |p: Point| crate::notation::format_point(p);
+    if line.len().is_multiple_of(2) {
+        return Err(format!("a line has an odd number of moves, this one {}", line.len()));
+    }
+    let mut k = 0;
+    while k < line.len() {
+        let m = line[k];
+        let (x, y) = (m.x as i32, m.y as i32);
+        let last = k + 1 == line.len();
+        if g.get(x, y) != Some(None) {
+            return Err(format!("move {k} ({}) is not on an empty point", name(m)));
+        }
+        if wins_by(&mut g, rule, x, y, attacker) {
+            return if last { Ok(()) } else { Err(format!("move {k} ({}) already wins", name(m))) };
+        }
+        if !v.wins(&mut g, attacker).is_empty() {
+            return Err(format!("move {k} ({}) misses a five", name(m)));
+        }
+        let threats = v.wins(&mut g, v.d);
+        if threats.len() >= 2 || (threats.len() == 1 && threats[0] != (x, y)) {
+            return Err(format!("move {k} ({}) leaves the defender a five", name(m)));
+        }
+        if !v.legal(&mut g, x, y, attacker) {
+            return Err(format!("move {k} ({}) is not a legal move", name(m)));
+        }
+        g.set(x, y, Some(attacker));
+        let fives = v.wins(&mut g, attacker);
+        let three = fives.is_empty() && v.makes_three(&mut g, x, y);
+        if fives.is_empty() && !three {
+            return Err(format!("move {k} ({}) is no threat", name(m)));
+        }
+        // The defender's replies to this threat.
+        let n = size as i32;
+        let mut replies = Vec::new();
+        if let Some(&(fx, fy)) = fives.first() {
+            if fives.len() == 1 && v.legal(&mut g, fx, fy, v.d) {
+                replies.push((fx, fy));
+            }
+        } else {
+            for py in 0..n {
+                for px in 0..n {
+                    if g.get(px, py) != Some(None) || !v.legal(&mut g, px, py, v.d) {
+                        continue;
+                    }
+                    g.set(px, py, Some(v.d));
+                    if !v.wins(&mut g, v.d).is_empty() || !v.any_straight_four_point(&mut g) {
+                        replies.push((px, py));
+                    }
+                    g.set(px, py, None);
+                }
+            }
+        }
+        if last {
+            return if replies.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("the last move ({}) leaves replies {replies:?}", name(m)))
+            };
+        }
+        let r = line[k + 1];
+        if !replies.contains(&(r.x as i32, r.y as i32)) {
+            return Err(format!("reply {} ({}) is not among the replies {replies:?}", k + 1, name(r)));
+        }
+        g.set(r.x as i32, r.y as i32, Some(v.d));
+        k += 2;
+    }
+    unreachable!("the loop returns at the last (attacker's) move")
+}
