@@ -38,6 +38,11 @@ pub struct GomocupArgs {
     /// opponent's): solver nodes (0 = off).
     #[arg(long, default_value_t = BrainOptions::default().root_vcf_nodes)]
     pub root_vcf_nodes: u64,
+    /// VCT solver (fours and threes) run at the root when the VCF settles nothing: play a found
+    /// VCT, defend against the opponent's with a move proved to refute it; solver nodes for each
+    /// question (0 = off).
+    #[arg(long, default_value_t = BrainOptions::default().root_vct_nodes)]
+    pub root_vct_nodes: u64,
     /// VCF check at each node expansion of the search: solver nodes per call (0 = off).
     #[arg(long, default_value_t = SearchConfig::default().vcf_nodes)]
     pub vcf_nodes: u64,
@@ -83,6 +88,7 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
         default_turn: Duration::from_secs_f64(args.time),
         max_playouts: args.playouts,
         root_vcf_nodes: args.root_vcf_nodes,
+        root_vct_nodes: args.root_vct_nodes,
         max_threads: threads,
         plan_time: !args.flat_clock,
         ..Default::default()

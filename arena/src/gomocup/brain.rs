@@ -9,7 +9,7 @@ use renju_rules::vcf::Limits;
 use renju_rules::{Action, Color, DecisionKind, Game, Opening, Point, Protocol, Rule};
 
 use super::error;
-use super::tactics::{before_search, defend, Tactic};
+use super::tactics::{before_search, defence, defend, Defence, Tactic};
 use super::time::TimeBudget;
 use crate::agent::{Agent, Choice, Interrupt, SearchLimit};
 use crate::clock::Stretch;
@@ -34,6 +34,9 @@ pub struct BrainOptions {
     /// [`super::tactics`]); 0 turns it off. Default 100,000. The search's own VCF check at node
     /// expansion is the agent's `SearchConfig::vcf_nodes`.
     pub root_vcf_nodes: u64,
+    /// Node budget of the VCT solver and of its defence question, run at the root when the VCF
+    /// settles nothing ([`super::tactics`]); 0 turns them off. Default 20,000.
+    pub root_vct_nodes: u64,
     /// The `ABOUT` answer.
     pub about: String,
     /// Search threads the brain was started with (the most `INFO thread_num` can ask for),
@@ -50,6 +53,7 @@ impl Default for BrainOptions {
             default_turn: Duration::from_secs(5),
             max_playouts: None,
             root_vcf_nodes: 100_000,
+            root_vct_nodes: 20_000,
             about: format!(
                 "name=\"renju-zero\", version=\"{}\", author=\"renju-zero project\", country=\"-\"",
                 env!("CARGO_PKG_VERSION")
@@ -350,16 +354,23 @@ impl Brain {
         stretch: Option<Stretch>,
     ) -> Result<(Action, Choice, Vec<String>)> {
         let size = game.board().size();
+        let t0 = std::time::Instant::now();
         let vcf_limits = Limits { nodes: self.opts.root_vcf_nodes, time: limit.time.map(|t| t / 4) };
+        let vct_limits = Limits { nodes: self.opts.root_vct_nodes, time: limit.time.map(|t| t / 8) };
         let line_text = |line: &[Point]| line.iter().map(|&p| format_point(p, size)).collect::<Vec<_>>().join(" ");
         let tactic = match game.decision() {
-            DecisionKind::PlaceStone(c) if self.opts.root_vcf_nodes > 0 => before_search(game, c, &vcf_limits),
+            DecisionKind::PlaceStone(c) => before_search(game, c, &vcf_limits, &vct_limits),
             _ => Tactic::None,
         };
-        if let Tactic::Win { line } = &tactic {
+        if let Tactic::Win { line, by } = &tactic {
             let choice = Choice { action: Action::Place(line[0]), value: Some(1.0), playouts: 0, reused: 0 };
-            return Ok((choice.action, choice, vec![format!("MESSAGE VCF {}", line_text(line))]));
+            return Ok((choice.action, choice, vec![format!("MESSAGE {by} {}", line_text(line))]));
         }
+        // The tactics' time comes out of the search's.
+        let spent = t0.elapsed();
+        let limit = SearchLimit { time: limit.time.map(|t| t.saturating_sub(spent)), ..limit };
+        let stretch =
+            stretch.map(|s| Stretch { target: s.target.saturating_sub(spent), most: s.most.saturating_sub(spent) });
         let (_, agent) = self.agent.as_mut().context("no board yet: send START first")?;
         let c = agent.choose_stretched(game, &limit, stretch)?;
         let mut action = if game.is_legal(c.action) && matches!(c.action, Action::Place(_)) {
@@ -368,10 +379,10 @@ impl Brain {
             game.legal_actions().into_iter().find(|a| matches!(a, Action::Place(_))).context("no legal move")?
         };
         let mut messages = Vec::new();
-        if let Tactic::Defend { threat, refutations } = &tactic {
+        if let Tactic::Defend { threat, refutations, by } = &tactic {
             let p = defend(game, action, refutations, agent.as_mut())?;
             action = Action::Place(p);
-            messages.push(format!("MESSAGE VCF threat {}: defending at {}", line_text(threat), format_point(p, size)));
+            messages.push(format!("MESSAGE {by} threat {}: defending at {}", line_text(threat), format_point(p, size)));
         }
         Ok((action, c, messages))
     }
@@ -485,6 +496,42 @@ impl Brain {
         }
         out.push(line.iter().map(|&p| format_point(p, size)).collect::<Vec<_>>().join(" "));
         Ok(out)
+    }
+
+    /// `YXSEARCHDEFEND`: the moves that stop the opponent's threat, as one `MESSAGE DEFEND ...`
+    /// line (module docs of [`super`]), then our move as [`Brain::think`] answers it. The
+    /// questions are the tactics' ([`super::tactics`]): the opponent's VCF, then, without one,
+    /// its VCT, each within the root budgets and the move's time.
+    pub(super) fn search_defend(&mut self) -> Vec<String> {
+        let report = (|| -> Result<String> {
+            let size = self.need_board()?;
+            let game = self.game_of(&self.moves)?;
+            ensure!(!game.is_over(), "the game is over");
+            let DecisionKind::PlaceStone(me) = game.decision() else { bail!("no stone to place") };
+            let empty = size * size - game.board().stone_count();
+            let time = self.limit(empty).time;
+            let text = |ps: &[Point]| ps.iter().map(|&p| format_point(p, size)).collect::<Vec<_>>().join(" ");
+            let vcf_limits = Limits { nodes: self.opts.root_vcf_nodes, time };
+            let vct_limits = Limits { nodes: self.opts.root_vct_nodes, time };
+            Ok(match defence(game.board(), me, &vcf_limits, &vct_limits) {
+                Defence::Refuted { threat, refutations, by } => {
+                    format!("MESSAGE DEFEND {by} threat {}: {}", text(&threat), text(&refutations))
+                }
+                Defence::Lost { threat, by } => {
+                    format!("MESSAGE DEFEND {by} threat {}: no move refutes it", text(&threat))
+                }
+                Defence::NoThreat => "MESSAGE DEFEND no threat: the opponent has no VCF or VCT".into(),
+                Defence::Unknown => "MESSAGE DEFEND unknown: the budget ran out".into(),
+            })
+        })();
+        match report {
+            Ok(line) => {
+                let mut out = vec![line];
+                out.extend(self.think());
+                out
+            }
+            Err(e) => error(format!("{e:#}")),
+        }
     }
 
     /// `YXSHOWINFO`: `MESSAGE` lines describing the engine.

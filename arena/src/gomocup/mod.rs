@@ -39,6 +39,12 @@
 //!   least 5% of the most visited sibling's visits (at least 1) and are never forbidden points;
 //!   a `MESSAGE balance value V visits N bias B` line comes first.
 //! - `YXSHOWINFO` → `MESSAGE` lines only: name and version, search threads, rule.
+//! - `YXSEARCHDEFEND` → one line naming the moves that stop the opponent's threat, then our move
+//!   as a `TURN` answer (recorded): `MESSAGE DEFEND VCF threat x,y ...: x,y x,y ...` (the
+//!   opponent's VCF and exactly its refutations), else the same with `VCT` (the moves proved to
+//!   refute its VCT), or `MESSAGE DEFEND VCF|VCT threat ...: no move refutes it`, `MESSAGE DEFEND
+//!   no threat: ...`, `MESSAGE DEFEND unknown: ...` (a budget ran out). Budgets: the root VCF and
+//!   VCT budgets and the move's time.
 //! - `YXSTOP` (or `STOP`) → no answer of its own: the search under way stops and its command is
 //!   answered with the move searched so far. It stops only a search of a command sent before
 //!   it ([`serve_interruptible`], which the CLI runs: commands are read by a thread of their
@@ -70,11 +76,14 @@
 //! change any more stops early, and an unsettled one runs on, up to three times the share but
 //! never past a fifth of the time left or `timeout_turn`.
 //!
-//! Tactics before the search ([`tactics`], budget [`BrainOptions::root_vcf_nodes`] and at most a
-//! quarter of the move's time): a VCF of the side to move is played at once, announced as
-//! `MESSAGE VCF x,y x,y ...` (the whole line, protocol coordinates); when the opponent has a VCF
-//! and its refutations are proved, the move is one of them, announced as
-//! `MESSAGE VCF threat x,y ...: defending at x,y`.
+//! Tactics before the search ([`tactics`], budgets [`BrainOptions::root_vcf_nodes`] and
+//! [`BrainOptions::root_vct_nodes`], each question at most a quarter (VCF) or an eighth (VCT) of
+//! the move's time, which the search then has less of): a VCF of the side to move is played at
+//! once, announced as `MESSAGE VCF x,y x,y ...` (the whole line, protocol coordinates); when the
+//! opponent has a VCF and its refutations are proved, the move is one of them, announced as
+//! `MESSAGE VCF threat x,y ...: defending at x,y`. When the VCF settles nothing the same follows
+//! for VCTs (`MESSAGE VCT ...`, `MESSAGE VCT threat ...: defending at x,y`; a VCT line is the
+//! principal branch of its proof).
 
 pub mod brain;
 pub mod tactics;
@@ -179,6 +188,7 @@ impl Brain {
                 }
             }
             "YXSHOWINFO" => self.show_info(),
+            "YXSEARCHDEFEND" => self.search_defend(),
             // Read by [`serve_interruptible`]'s reader as it arrives; here, with no search under
             // way, nothing to do.
             "YXSTOP" | "STOP" => Vec::new(),
@@ -465,7 +475,7 @@ mod tests {
         // Off: the agent's move.
         let mut b = Brain::new(
             Box::new(|_| Ok(Box::new(Naughty) as Box<dyn Agent>)),
-            BrainOptions { root_vcf_nodes: 0, ..BrainOptions::default() },
+            BrainOptions { root_vcf_nodes: 0, root_vct_nodes: 0, ..BrainOptions::default() },
         );
         let out = run_all(&mut b, &format!("START 15\nINFO rule 4\n{}", board_cmd(own, opp)));
         assert!(!out.iter().any(|l| l.starts_with("MESSAGE VCF")), "{out:?}");
@@ -490,6 +500,93 @@ mod tests {
         let mut board = game.board().clone();
         board.place(p, Color::White);
         assert_eq!(vcf(&board, Color::Black, &Limits::nodes(1_000_000)), Vcf::NoWin, "{mv} must refute");
+    }
+
+    // Shape (a) of rules/tests/vct_positions.rs: White's column three h5 h6 h7 (capped by h8),
+    // e4 and the pair d6 e5 win by f4 (a three) and then the four-three h4; White has no VCF.
+    const VCT_SHAPE: &str = "h5 h6 h7 e4 d6 e5";
+    const VCT_CAPS: &str = "h8 i7 g6";
+    /// Black stones no five-cell window holds two of: no fours, no counter-fours.
+    const QUIET: &str = "a15 f15 l15";
+
+    #[test]
+    fn plays_a_vct_at_once_and_says_so() {
+        // White (us, to move: one stone fewer than Black) holds the shape; Black's quiet stones
+        // far away make the counts right.
+        let own = VCT_SHAPE;
+        let opp = &format!("{VCT_CAPS} {QUIET} a1");
+        let mut b = brain();
+        let out = run_all(&mut b, &format!("START 15\nINFO rule 4\n{}", board_cmd(own, opp)));
+        assert!(!out.iter().any(|l| l.starts_with("MESSAGE VCF")), "no VCF here: {out:?}");
+        let msg = out.iter().find(|l| l.starts_with("MESSAGE VCT ")).unwrap_or_else(|| panic!("{out:?}"));
+        let line: Vec<&str> = msg["MESSAGE VCT ".len()..].split(' ').collect();
+        assert!(line.len() >= 3 && line.len() % 2 == 1, "{msg}");
+        assert_eq!(out.last().unwrap(), line[0], "the move is the line's first: {out:?}");
+        // Off: the agent's move, which is not the line's.
+        let mut b = Brain::new(
+            Box::new(|_| Ok(Box::new(Naughty) as Box<dyn Agent>)),
+            BrainOptions { root_vct_nodes: 0, ..BrainOptions::default() },
+        );
+        let off = run_all(&mut b, &format!("START 15\nINFO rule 4\n{}", board_cmd(own, opp)));
+        assert!(!off.iter().any(|l| l.starts_with("MESSAGE VCT")), "{off:?}");
+        assert_ne!(off.last(), out.last(), "{off:?}");
+    }
+
+    #[test]
+    fn defends_against_an_opponent_vct_and_names_the_defences() {
+        use renju_rules::vct::{vct, Vct};
+        // Black (us, to move) faces the shape's VCT; the naughty agent plays near the centre.
+        let own = &format!("{VCT_CAPS} {QUIET}");
+        let opp = VCT_SHAPE;
+        // Every legal move is searched: the question needs a budget of its own.
+        let deep = || {
+            Brain::new(
+                Box::new(|_| Ok(Box::new(Naughty) as Box<dyn Agent>)),
+                BrainOptions { root_vct_nodes: 5_000_000, ..BrainOptions::default() },
+            )
+        };
+        let position = format!("START 15\nINFO rule 4\n{}", board_cmd(own, opp));
+        let mut b = deep();
+        let out = run_all(&mut b, &position);
+        let msg = out.iter().find(|l| l.starts_with("MESSAGE VCT threat")).unwrap_or_else(|| panic!("{out:?}"));
+        let mv = out.last().unwrap();
+        assert!(msg.ends_with(&format!("defending at {mv}")), "{out:?}");
+        let after = |b: &Brain, mv: &str| {
+            let (x, y) = parse_xy(mv).unwrap();
+            let game = b.game_of(&b.moves()[..b.moves().len() - 1]).unwrap();
+            assert_eq!(game.next_color(), Color::Black);
+            let mut board = game.board().clone();
+            board.place(from_wire(x, y, 15).unwrap(), Color::Black);
+            vct(&board, Color::White, &Limits::nodes(1_000_000))
+        };
+        assert_eq!(after(&b, mv), Vct::NoWin, "{mv} must refute");
+        // Without the VCT budget the agent's move stands, and it does not refute.
+        let mut off = Brain::new(
+            Box::new(|_| Ok(Box::new(Naughty) as Box<dyn Agent>)),
+            BrainOptions { root_vct_nodes: 0, ..BrainOptions::default() },
+        );
+        let out_off = run_all(&mut off, &position);
+        assert!(matches!(after(&off, out_off.last().unwrap()), Vct::Win { .. }), "{out_off:?}");
+        // YXSEARCHDEFEND names the refutations, each of which refutes, then plays one.
+        let mut b = deep();
+        let out = run_all(&mut b, &format!("START 15\nINFO rule 4\nYX{}YXSEARCHDEFEND\n", board_cmd(own, opp)));
+        let msg = out.iter().find(|l| l.starts_with("MESSAGE DEFEND VCT threat")).unwrap_or_else(|| panic!("{out:?}"));
+        let moves: Vec<&str> = msg.split(": ").nth(1).unwrap().split(' ').collect();
+        assert!(!moves.is_empty() && moves.len() < 20, "{msg}");
+        assert!(moves.contains(&out.last().unwrap().as_str()), "{out:?}");
+        for m in moves {
+            let mut probe = brain();
+            run_all(&mut probe, &format!("START 15\nINFO rule 4\nYX{}", board_cmd(own, opp)));
+            let game = probe.game_of(probe.moves()).unwrap();
+            let (x, y) = parse_xy(m).unwrap();
+            let mut board = game.board().clone();
+            board.place(from_wire(x, y, 15).unwrap(), Color::Black);
+            assert_eq!(vct(&board, Color::White, &Limits::nodes(1_000_000)), Vct::NoWin, "{m} is named but loses");
+        }
+        // A quiet position: no threat.
+        let mut b = deep();
+        let out = run_all(&mut b, "START 15\nINFO rule 4\nYXBOARD\n7,7,2\nDONE\nYXSEARCHDEFEND\n");
+        assert!(out.iter().any(|l| l.starts_with("MESSAGE DEFEND no threat")), "{out:?}");
     }
 
     /// `INFO thread_num` reaches the agent, before `START` (applied to the agent it makes) and

@@ -1,42 +1,126 @@
-//! The brain's tactics before the search (RULES.md §2–4 through `renju_rules::vcf`), run once at
-//! the root of each move within the root VCF budget ([`super::BrainOptions::root_vcf_nodes`])
-//! and at most a quarter of the move's time:
+//! The brain's tactics before the search (RULES.md §2–4 through `renju_rules::vcf` and
+//! `renju_rules::vct`), run once at the root of each move, each solver within its root budget
+//! ([`super::BrainOptions::root_vcf_nodes`], [`super::BrainOptions::root_vct_nodes`]) and at most a
+//! quarter of the move's time:
 //!
 //! - a VCF of the side to move is played at once;
 //! - when the opponent has a VCF and its refutations are proved, the move is one of them: the
 //!   agent's if it picked one, else the refutation after which the opponent is worst off by the
-//!   agent's value.
+//!   agent's value;
+//! - otherwise, with a VCT budget, the same for VCTs: a VCT of the side to move is played at once
+//!   (a proved win: every defence loses), and when the opponent has a VCT and some moves are
+//!   proved to refute it, the move is one of those. A VCT threat no move is proved to refute
+//!   leaves the search to decide.
 
 use anyhow::{anyhow, Result};
-use renju_rules::vcf::{refutations, vcf, Defence, Limits, Vcf};
+use renju_rules::vcf::{self, refutations, vcf, Limits, Vcf};
+use renju_rules::vct::{vct, vct_refutations, Vct, VctDefence};
 use renju_rules::{Action, Color, Game, Point};
 
 use crate::agent::Agent;
 use crate::wire::format_point;
 
+/// The solver that found a line: `VCF` (fours only) or `VCT` (fours and threes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Solver {
+    Vcf,
+    Vct,
+}
+
+impl std::fmt::Display for Solver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Solver::Vcf => "VCF",
+            Solver::Vct => "VCT",
+        })
+    }
+}
+
 /// What the tactics found for the side to move.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Tactic {
-    /// A VCF: the attacker's moves and the defender's forced replies, alternating; play `line[0]`.
-    Win { line: Vec<Point> },
-    /// The opponent has a VCF (`threat`) and these moves are proved to refute it (never empty).
-    Defend { threat: Vec<Point>, refutations: Vec<Point> },
-    /// Neither (or the budget was spent first): the search decides alone.
+    /// A VCF or VCT: the attacker's moves and the defender's replies, alternating (for a VCT the
+    /// principal branch of the proof); play `line[0]`.
+    Win { line: Vec<Point>, by: Solver },
+    /// The opponent has a VCF or VCT (`threat`) and these moves are proved to refute it (never
+    /// empty).
+    Defend { threat: Vec<Point>, refutations: Vec<Point>, by: Solver },
+    /// Neither (or the budgets were spent first): the search decides alone.
     None,
 }
 
-/// The tactics for `mover` (to move in `game`) within `limits` (module docs).
-pub fn before_search(game: &Game, mover: Color, limits: &Limits) -> Tactic {
-    if let Vcf::Win { line } = vcf(game.board(), mover, limits) {
-        return Tactic::Win { line };
+/// The tactics for `mover` (to move in `game`): the VCF questions within `vcf_limits`, then, when
+/// they settle nothing and `vct_limits` has nodes, the VCT questions (module docs).
+pub fn before_search(game: &Game, mover: Color, vcf_limits: &Limits, vct_limits: &Limits) -> Tactic {
+    let board = game.board();
+    if vcf_limits.nodes > 0 {
+        if let Vcf::Win { line } = vcf(board, mover, vcf_limits) {
+            return Tactic::Win { line, by: Solver::Vcf };
+        }
+        match refutations(board, mover, vcf_limits) {
+            vcf::Defence::Threat { threat, refutations } if !refutations.is_empty() => {
+                return Tactic::Defend { threat, refutations, by: Solver::Vcf }
+            }
+            // Every move loses to a VCF: no threat search can help.
+            vcf::Defence::Threat { .. } => return Tactic::None,
+            vcf::Defence::NoThreat | vcf::Defence::Unknown => {}
+        }
     }
-    match refutations(game.board(), mover, limits) {
-        Defence::Threat { threat, refutations } if !refutations.is_empty() => Tactic::Defend { threat, refutations },
+    if vct_limits.nodes == 0 {
+        return Tactic::None;
+    }
+    if let Vct::Win { line } = vct(board, mover, vct_limits) {
+        return Tactic::Win { line, by: Solver::Vct };
+    }
+    match vct_refutations(board, mover, vct_limits) {
+        VctDefence::Threat { threat, refutations, .. } if !refutations.is_empty() => {
+            Tactic::Defend { threat, refutations, by: Solver::Vct }
+        }
         _ => Tactic::None,
     }
 }
 
-/// The move against the opponent's VCF: `chosen` if it is one of `refutations`, else the
+/// The defence question for `mover` (to move), as `YXSEARCHDEFEND` asks it: the opponent's VCF
+/// within `vcf_limits`, then, without one, its VCT within `vct_limits` (0 nodes: not asked).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Defence {
+    /// The opponent has a VCF or VCT (`threat`) and exactly (VCF) or at least (VCT: moves the
+    /// depth limit left undecided are left out) these moves refute it.
+    Refuted { threat: Vec<Point>, refutations: Vec<Point>, by: Solver },
+    /// The opponent has a VCF or VCT and no move is proved to refute it.
+    Lost { threat: Vec<Point>, by: Solver },
+    /// No VCF, and no VCT (or none asked for).
+    NoThreat,
+    /// A budget ran out first.
+    Unknown,
+}
+
+/// The defence question (see [`Defence`]).
+pub fn defence(board: &renju_rules::Board, mover: Color, vcf_limits: &Limits, vct_limits: &Limits) -> Defence {
+    match refutations(board, mover, vcf_limits) {
+        vcf::Defence::Threat { threat, refutations } if refutations.is_empty() => {
+            return Defence::Lost { threat, by: Solver::Vcf }
+        }
+        vcf::Defence::Threat { threat, refutations } => {
+            return Defence::Refuted { threat, refutations, by: Solver::Vcf }
+        }
+        vcf::Defence::Unknown => return Defence::Unknown,
+        vcf::Defence::NoThreat => {}
+    }
+    if vct_limits.nodes == 0 {
+        return Defence::NoThreat;
+    }
+    match vct_refutations(board, mover, vct_limits) {
+        VctDefence::Threat { threat, refutations, .. } if refutations.is_empty() => {
+            Defence::Lost { threat, by: Solver::Vct }
+        }
+        VctDefence::Threat { threat, refutations, .. } => Defence::Refuted { threat, refutations, by: Solver::Vct },
+        VctDefence::NoThreat => Defence::NoThreat,
+        VctDefence::Unknown => Defence::Unknown,
+    }
+}
+
+/// The move against the opponent's threat: `chosen` if it is one of `refutations`, else the
 /// refutation after which the opponent (to decide there) has the lowest value by `agent` (a
 /// game it has already lost counts -1).
 pub fn defend(game: &Game, chosen: Action, refutations: &[Point], agent: &mut dyn Agent) -> Result<Point> {
