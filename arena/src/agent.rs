@@ -343,8 +343,11 @@ impl MctsAgent {
                     (Some(sl), None) => Some(Instant::now() + sl),
                     (None, d) => d,
                 };
+                // A slice that reaches the deadline is the last: the threads stop before it as
+                // one search would.
+                let last = until == deadline;
                 search_parallel(m, cap as u32, batch, until, &mut self.rng, &mut fs)?;
-                if slice.is_none() || done(m) || !go_on(m) {
+                if slice.is_none() || last || done(m) || !go_on(m) {
                     return Ok(());
                 }
             }
@@ -475,6 +478,39 @@ mod tests {
             assert!(c.playouts <= 16 + 8, "{}", c.playouts);
             g.apply(c.action).unwrap();
         }
+    }
+
+    /// Two search threads with an interrupt (searched in slices): a time limit still ends the
+    /// search, a true interrupt ends it at once, and so does a time plan's most.
+    #[test]
+    fn sliced_searches_end_at_the_time_limit_and_at_an_interrupt() {
+        use renju_rules::Point;
+        use renju_selfplay::eval::HeuristicEvaluator;
+        let stones = [(7, 7), (8, 8), (7, 8)].map(|(x, y)| Point::new(x, y));
+        let g = Game::from_position(15, renju_rules::Rule::Renju, &stones).unwrap();
+        let agent = |stop: bool| {
+            let evals: Vec<Box<dyn Evaluator>> =
+                vec![Box::new(HeuristicEvaluator::new(15)), Box::new(HeuristicEvaluator::new(15))];
+            let mut a = MctsAgent::with_evaluators(evals, SearchSettings { threads: 2, ..Default::default() });
+            a.set_interrupt(Some(std::sync::Arc::new(move || stop)));
+            a
+        };
+        let timed = SearchLimit { playouts: None, time: Some(Duration::from_millis(100)) };
+        // Without the stop: the limit ends it (a search that ignored it would run for ever).
+        let t = Instant::now();
+        let c = agent(false).choose_within(&g, &timed).unwrap();
+        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+        assert!(c.playouts > 8, "{c:?}");
+        // With the stop: the root's evaluation and at most one slice.
+        let unlimited = SearchLimit { playouts: None, time: None };
+        let t = Instant::now();
+        agent(true).choose_within(&g, &unlimited).unwrap();
+        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+        // A time plan's most ends it too.
+        let plan = Stretch { target: Duration::from_millis(50), most: Duration::from_millis(100) };
+        let t = Instant::now();
+        agent(false).choose_stretched(&g, &unlimited, Some(plan)).unwrap();
+        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
     }
 
     /// Two search threads (two evaluators): legal moves, the playout limit exactly (the
