@@ -6,47 +6,16 @@
 //! The suite runs a few hundred positions; set `VCF_CASES=100000` for the long run
 //! (`VCF_CASES=100000 cargo test --release -p renju-rules --test vcf_random -- --nocapture`).
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use renju_rules::vcf::{vcf, Limits, Vcf};
 use renju_rules::{reference, Board, Color, Point, Rule, Symmetry};
 
+mod common;
+use common::random_game_position;
+
 fn cases(default: usize) -> usize {
     std::env::var("VCF_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-/// A random position on 15x15 under `rule`: a game of 12..=90 stones played near the existing
-/// stones (legal moves only, Black's forbidden points excluded under renju), stopped before
-/// anyone has five. Returns the board and the side to move.
-fn random_position(rng: &mut ChaCha8Rng, rule: Rule) -> (Board, Color) {
-    let n = 15;
-    let mut b = Board::new(n, rule).unwrap();
-    let target = rng.gen_range(12..=90);
-    let mut c = Color::Black;
-    b.place(Point::new(7, 7), c);
-    c = c.opponent();
-    while b.stone_count() < target {
-        let legal: Vec<usize> = b.legal_mask(c).iter().collect();
-        let near: Vec<usize> = legal
-            .iter()
-            .copied()
-            .filter(|&i| {
-                let p = Point::from_index(i, n);
-                b.stones().iter().any(|&(q, _)| p.x.abs_diff(q.x) <= 2 && p.y.abs_diff(q.y) <= 2)
-            })
-            .collect();
-        let pool = if near.is_empty() { &legal } else { &near };
-        if pool.is_empty() {
-            break;
-        }
-        let p = Point::from_index(pool[rng.gen_range(0..pool.len())], n);
-        if b.makes_five(p, c) {
-            continue; // keep the game undecided
-        }
-        b.place(p, c);
-        c = c.opponent();
-    }
-    (b, c)
 }
 
 #[derive(Default, Debug)]
@@ -90,7 +59,7 @@ fn every_win_line_replays_and_none_misses_no_win_in_one() {
     let mut tally = Tally::default();
     for k in 0..n {
         let rule = [Rule::Renju, Rule::Renju, Rule::Standard, Rule::Freestyle][k % 4];
-        let (b, to_move) = random_position(&mut rng, rule);
+        let (b, to_move) = random_game_position(&mut rng, rule, 12, 90);
         check_one(&b, to_move, &mut tally);
         check_one(&b, to_move.opponent(), &mut tally);
     }
@@ -108,7 +77,7 @@ fn verdicts_are_invariant_under_the_8_symmetries() {
     let mut decided = 0;
     for k in 0..n {
         let rule = [Rule::Renju, Rule::Standard, Rule::Freestyle][k % 3];
-        let (b, to_move) = random_position(&mut rng, rule);
+        let (b, to_move) = random_game_position(&mut rng, rule, 12, 90);
         for attacker in [to_move, to_move.opponent()] {
             let base = vcf(&b, attacker, &Limits::nodes(200_000));
             if base == Vcf::Unknown {

@@ -8,14 +8,15 @@
 //! The suite runs about 300 solver calls in a debug build; set `VCT_CASES` for more
 //! (`VCT_CASES=2000 cargo test --release -p renju-rules --test vct_random -- --nocapture`).
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use renju_rules::notation::format_moves;
 use renju_rules::vcf::Limits;
 use renju_rules::vct::{vct_with_options, Options, Vct};
-use renju_rules::{reference, Board, Color, Point, Rule};
+use renju_rules::{reference, Board, Color, Rule};
 
 mod common;
+use common::random_game_position;
 
 /// `VCT_DEPTH` sets the threat depth of the agreement tests for every position.
 fn depth_override() -> Option<u32> {
@@ -24,40 +25,6 @@ fn depth_override() -> Option<u32> {
 
 fn cases(default: usize) -> usize {
     std::env::var("VCT_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-/// A random position on 15x15 under `rule`: a game of `lo..=hi` stones played near the existing
-/// stones (legal moves only), stopped before anyone has five. Returns the board and the side to
-/// move.
-fn random_position(rng: &mut ChaCha8Rng, rule: Rule, lo: usize, hi: usize) -> (Board, Color) {
-    let n = 15;
-    let mut b = Board::new(n, rule).unwrap();
-    let target = rng.gen_range(lo..=hi);
-    let mut c = Color::Black;
-    b.place(Point::new(7, 7), c);
-    c = c.opponent();
-    let mut tries = 0;
-    while b.stone_count() < target && tries < 1000 {
-        tries += 1;
-        let near: Vec<usize> = b
-            .legal_mask(c)
-            .iter()
-            .filter(|&i| {
-                let p = Point::from_index(i, n);
-                b.stones().iter().any(|&(q, _)| p.x.abs_diff(q.x) <= 2 && p.y.abs_diff(q.y) <= 2)
-            })
-            .collect();
-        if near.is_empty() {
-            break;
-        }
-        let p = Point::from_index(near[rng.gen_range(0..near.len())], n);
-        if b.makes_five(p, c) {
-            continue; // keep the game undecided
-        }
-        b.place(p, c);
-        c = c.opponent();
-    }
-    (b, c)
 }
 
 #[derive(Default, Debug)]
@@ -78,7 +45,7 @@ fn every_win_replays_and_shallow_wins_pass_the_tree_check() {
     let options = Options::default();
     for k in 0..n {
         let rule = [Rule::Renju, Rule::Renju, Rule::Renju, Rule::Freestyle, Rule::Standard][k % 5];
-        let (b, to_move) = random_position(&mut rng, rule, 20, 40);
+        let (b, to_move) = random_game_position(&mut rng, rule, 20, 40);
         for attacker in [to_move, to_move.opponent()] {
             let (v, st) = vct_with_options(&b, attacker, &Limits::nodes(5_000), &options);
             tally.positions += 1;
@@ -156,7 +123,7 @@ fn solver_and_reference_agree_at_small_depth() {
     let mut tally = Tally::default();
     for k in 0..n {
         let rule = [Rule::Renju, Rule::Renju, Rule::Freestyle, Rule::Standard][k % 4];
-        let (b, to_move) = random_position(&mut rng, rule, 20, 40);
+        let (b, to_move) = random_game_position(&mut rng, rule, 20, 40);
         // Depth 2 on a tenth of the positions (the reference is slow in a debug build).
         let depth = depth_override().unwrap_or(if k % 10 == 0 { 2 } else { 1 });
         agree(&b, to_move, depth, &mut tally);

@@ -1,7 +1,8 @@
 //! The brain's budget for one move, from the manager's `INFO` time and memory limits.
 //!
 //! Time: `timeout_turn` (0 = as fast as possible), and with a match limit at most
-//! `time_left / max(10, empty points / 4)`; 85% of that minus 30 ms minus the reserve is the
+//! `time_left / max(8, empty points / 10)` (renju games here end within 25 moves a side more
+//! often than not); 85% of that minus 30 ms minus the reserve is the
 //! search budget. With no time information, the brain's default per-move time. The reserve is
 //! the largest recent overshoot of a move's answer past its search budget (building the
 //! position, answering, a last slow batch), decaying by a quarter per move.
@@ -59,7 +60,7 @@ impl TimeBudget {
         let mut stretch = None;
         if self.timeout_match.is_some_and(|m| m > 0) {
             if let Some(left) = self.time_left {
-                let share = left / (empty as u64 / 4).max(10);
+                let share = left / (empty as u64 / 10).max(8);
                 budget = Some(turn.map_or(share, |t| t.min(share)));
                 let most = (share * 3).min(left / 5);
                 let most = turn.map_or(most, |t| t.min(most));
@@ -100,12 +101,12 @@ mod tests {
         let t = TimeBudget {
             timeout_turn: Some(1000),
             timeout_match: Some(100_000),
-            time_left: Some(20_000),
+            time_left: Some(8_000),
             max_memory: Some(8_000_000),
             ..TimeBudget::default()
         };
         let l = t.limit(200, Duration::from_secs(5), None);
-        // min(1000, 20000 / max(10, 50)) = 400 ms -> 0.85 * 400 - 30 = 310 ms.
+        // min(1000, 8000 / max(8, 20)) = 400 ms -> 0.85 * 400 - 30 = 310 ms.
         assert_eq!(l.time, Some(Duration::from_millis(310)));
         // 8e6 / 2 / (40 * 200) = 500 playouts.
         assert_eq!(l.playouts, Some(500));
@@ -120,21 +121,21 @@ mod tests {
 
     #[test]
     fn a_match_clock_gives_a_target_and_a_most() {
-        let t = TimeBudget { timeout_match: Some(10_000), time_left: Some(9_000), ..TimeBudget::default() };
+        let t = TimeBudget { timeout_match: Some(10_000), time_left: Some(8_000), ..TimeBudget::default() };
         let (l, s) = t.plan(200, Duration::from_secs(5), None);
-        // share = 9000 / 50 = 180 ms -> target 0.85 * 180 - 30 = 123 ms; most = min(540, 1800)
-        // = 540 ms -> 0.85 * 540 - 30 = 429 ms.
-        assert_eq!(l.time, Some(Duration::from_millis(123)));
-        assert_eq!(s, Some(Stretch { target: Duration::from_millis(123), most: Duration::from_millis(429) }));
-        // Little time left: never more than a fifth of it (1000 / 5 = 200 -> 140 ms).
-        // (40 empty points: share = 1000 / 10 = 100 ms, three times that is 300 > 200.)
-        let low = TimeBudget { time_left: Some(1_000), ..t.clone() };
+        // share = 8000 / 20 = 400 ms -> target 0.85 * 400 - 30 = 310 ms; most = min(1200, 1600)
+        // = 1200 ms -> 0.85 * 1200 - 30 = 990 ms.
+        assert_eq!(l.time, Some(Duration::from_millis(310)));
+        assert_eq!(s, Some(Stretch { target: Duration::from_millis(310), most: Duration::from_millis(990) }));
+        // Little time left: never more than a fifth of it.
+        // (40 empty points: share = 1600 / 8 = 200 ms, three times that is 600 > 1600 / 5 = 320.)
+        let low = TimeBudget { time_left: Some(1_600), ..t.clone() };
         let (_, s) = low.plan(40, Duration::from_secs(5), None);
-        assert_eq!(s, Some(Stretch { target: Duration::from_millis(55), most: Duration::from_millis(140) }));
-        // A turn limit caps the most: 300 ms -> 225 ms.
-        let turn = TimeBudget { timeout_turn: Some(300), ..t.clone() };
+        assert_eq!(s, Some(Stretch { target: Duration::from_millis(140), most: Duration::from_millis(242) }));
+        // A turn limit caps the most: 1000 ms -> 820 ms.
+        let turn = TimeBudget { timeout_turn: Some(1000), ..t.clone() };
         let (_, s) = turn.plan(200, Duration::from_secs(5), None);
-        assert_eq!(s.unwrap().most, Duration::from_millis(225));
+        assert_eq!(s, Some(Stretch { target: Duration::from_millis(310), most: Duration::from_millis(820) }));
         // A turn limit alone, or a match limit of 0 (none): no plan, the turn is the budget.
         let only_turn = TimeBudget { timeout_turn: Some(200), timeout_match: Some(0), ..TimeBudget::default() };
         assert_eq!(only_turn.plan(200, Duration::from_secs(5), None).1, None);

@@ -1,6 +1,7 @@
 //! Helpers shared by the rules integration tests (as `trainer/tests/common` is for the
 //! trainer's): points and stone lists written in notation (parsed by `renju_rules::notation`),
-//! games under a protocol stepped decision by decision, and the random "realistic" position generator of the differential and symmetry tests.
+//! games under a protocol stepped decision by decision, the random "realistic" position generator
+//! of the differential and symmetry tests, and the random game positions of the solver tests.
 #![allow(dead_code)]
 
 use rand::Rng;
@@ -112,4 +113,39 @@ pub fn points(g: &Game) -> Vec<Point> {
             other => panic!("expected points, got {other:?}"),
         })
         .collect()
+}
+
+/// A random position on 15x15 under `rule` for the solver tests: a game of `lo..=hi` stones
+/// played near the existing stones (legal moves only, Black's forbidden points excluded under
+/// renju; any legal point when none is near), stopped before anyone has five. Returns the board
+/// and the side to move.
+pub fn random_game_position(rng: &mut ChaCha8Rng, rule: Rule, lo: usize, hi: usize) -> (renju_rules::Board, Color) {
+    let n = 15;
+    let mut b = renju_rules::Board::new(n, rule).unwrap();
+    let target = rng.gen_range(lo..=hi);
+    let mut c = Color::Black;
+    b.place(Point::new(7, 7), c);
+    c = c.opponent();
+    while b.stone_count() < target {
+        let legal: Vec<usize> = b.legal_mask(c).iter().collect();
+        let near: Vec<usize> = legal
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let p = Point::from_index(i, n);
+                b.stones().iter().any(|&(q, _)| p.x.abs_diff(q.x) <= 2 && p.y.abs_diff(q.y) <= 2)
+            })
+            .collect();
+        let pool = if near.is_empty() { &legal } else { &near };
+        if pool.is_empty() {
+            break;
+        }
+        let p = Point::from_index(pool[rng.gen_range(0..pool.len())], n);
+        if b.makes_five(p, c) {
+            continue; // keep the game undecided
+        }
+        b.place(p, c);
+        c = c.opponent();
+    }
+    (b, c)
 }
