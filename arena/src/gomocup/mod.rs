@@ -225,11 +225,7 @@ fn read_until_done(more: &mut dyn Iterator<Item = String>) -> Vec<String> {
 /// under way: a stop line ends the search of a command read before it, if that search is still
 /// running, and of no later command. Returns at `END` or the end of input (the reader thread is
 /// left blocked on its input: the process is about to end).
-pub fn serve_interruptible<R: BufRead + Send + 'static>(
-    brain: &mut Brain,
-    input: R,
-    mut output: impl Write,
-) -> Result<()> {
+pub fn serve_interruptible<R: BufRead + Send + 'static>(brain: &mut Brain, input: R, output: impl Write) -> Result<()> {
     use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
     use std::sync::Arc;
     // Line numbers from 1: the last stop line read, and the command being handled.
@@ -252,26 +248,28 @@ pub fn serve_interruptible<R: BufRead + Send + 'static>(
             }
         }
     });
-    let mut lines = rx.iter();
-    while let Some((n, line)) = lines.next() {
-        current.store(n, SeqCst);
-        let mut more = lines.by_ref().map(|(_, l)| l);
-        for answer in brain.handle(&line, &mut more) {
-            writeln!(output, "{answer}")?;
-        }
-        output.flush()?;
-        if brain.ended() {
-            break;
-        }
-    }
-    Ok(())
+    command_loop(brain, rx.iter(), output, |n| current.store(n, SeqCst))
 }
 
 /// Runs `brain` on `input` until `END` or the end of input, writing and flushing every answer.
-pub fn serve(brain: &mut Brain, input: impl BufRead, mut output: impl Write) -> Result<()> {
-    let mut lines = input.lines().map_while(|l| l.ok());
-    while let Some(line) = lines.next() {
-        for answer in brain.handle(&line, &mut lines) {
+pub fn serve(brain: &mut Brain, input: impl BufRead, output: impl Write) -> Result<()> {
+    let lines = input.lines().map_while(|l| l.ok()).zip(1..).map(|(l, n)| (n, l));
+    command_loop(brain, lines, output, |_| {})
+}
+
+/// The command loop of [`serve`] and [`serve_interruptible`] over numbered lines (from 1):
+/// `on_command` hears each command's number before it is handled (a multi-line command reads
+/// its further lines from the same stream); every answer is written and flushed.
+fn command_loop(
+    brain: &mut Brain,
+    mut lines: impl Iterator<Item = (u64, String)>,
+    mut output: impl Write,
+    mut on_command: impl FnMut(u64),
+) -> Result<()> {
+    while let Some((n, line)) = lines.next() {
+        on_command(n);
+        let mut more = lines.by_ref().map(|(_, l)| l);
+        for answer in brain.handle(&line, &mut more) {
             writeln!(output, "{answer}")?;
         }
         output.flush()?;
