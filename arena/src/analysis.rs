@@ -39,7 +39,7 @@ use anyhow::{anyhow, bail, ensure, Context, Result};
 use renju_rules::notation::format_point;
 use renju_rules::query::VcfReply;
 use renju_rules::vcf::{vcf, Limits};
-use renju_rules::{Action, Color, DecisionKind, Game, Outcome, OutcomeReason, Point, Protocol, Rule, Verdict};
+use renju_rules::{Action, Color, DecisionKind, Game, Outcome, OutcomeReason, Player, Point, Protocol, Rule, Verdict};
 use renju_selfplay::action::action_from_index;
 use renju_selfplay::mcts::{Mcts, NODE_BYTES};
 use serde::Deserialize;
@@ -52,7 +52,7 @@ pub const SLICE: Duration = Duration::from_millis(50);
 
 /// Makes a search agent for a board size (errors for sizes it cannot play, e.g. a 15x15 model
 /// asked about a 9x9 board; the query then gets an error answer).
-pub type AgentFactory = Box<dyn FnMut(usize) -> Result<MctsAgent>>;
+pub type AgentFactory = Box<dyn FnMut(usize) -> Result<MctsAgent> + Send>;
 
 /// Defaults of the fields a query leaves out.
 #[derive(Clone, Debug, PartialEq)]
@@ -263,42 +263,7 @@ pub fn serve(engine: &mut Engine, input: impl BufRead) -> Result<()> {
 /// The position and limits of a query, checked.
 fn job_of(q: Query, opts: &AnalysisOptions) -> Result<Job> {
     ensure!(q.id.is_string() || q.id.is_number(), "`id` must be a string or a number, got {}", q.id);
-    let rule: Rule = q.rule.as_deref().unwrap_or("renju").parse().context("rule")?;
-    let size = q.size.unwrap_or(15);
-    let protocol: Option<Protocol> = q.protocol.as_deref().map(str::parse).transpose().context("protocol")?;
-    let mut game = match protocol {
-        Some(p) => {
-            ensure!(q.initial_stones.is_empty(), "initialStones need the free opening: give no protocol");
-            Game::new(size, rule, p, None)?
-        }
-        None => {
-            let mut stones = Vec::with_capacity(q.initial_stones.len());
-            for (k, t) in q.initial_stones.iter().enumerate() {
-                match action_of(t, size).with_context(|| format!("initialStones[{k}]"))? {
-                    Action::Place(p) => stones.push(p),
-                    a => bail!("initialStones[{k}]: `{a}` is not a point"),
-                }
-            }
-            Game::from_position(size, rule, &stones).context("initialStones")?
-        }
-    };
-    if let Some(o) = game.outcome() {
-        bail!("initialStones: the game is already over ({})", outcome_text(&o));
-    }
-    for (k, t) in q.moves.iter().enumerate() {
-        let a = action_of(t, size).with_context(|| format!("moves[{k}]"))?;
-        if let Some(o) = game.outcome() {
-            bail!("moves[{k}] {a}: the game is already over ({})", outcome_text(&o));
-        }
-        if let (Action::Place(p), DecisionKind::PlaceStone(c)) = (a, game.decision()) {
-            if game.board().contains(p) && game.board().get(p).is_none() {
-                if let Verdict::Forbidden(kind) = game.board().classify(p, c) {
-                    bail!("moves[{k}] {a}: a forbidden point for Black ({kind})");
-                }
-            }
-        }
-        game.apply(a).map_err(|e| anyhow!("moves[{k}] {a}: {e}"))?;
-    }
+    let game = game_of(q.rule.as_deref(), q.size, q.protocol.as_deref(), &q.initial_stones, &q.moves, false)?;
     if let Some(o) = game.outcome() {
         bail!("the game is already over ({})", outcome_text(&o));
     }
@@ -333,6 +298,217 @@ fn job_of(q: Query, opts: &AnalysisOptions) -> Result<Job> {
         pv_length,
         max_tree_bytes: opts.max_tree_bytes,
     })
+}
+
+/// The game of a request's `rule` (default renju), `size` (default 15), `protocol` (none: the
+/// free opening), `initialStones` and `moves`, replayed by the rules; errors name the field and
+/// the move that is wrong. The game may be over after the last move (not before it). A black
+/// move on a forbidden point (renju) is an error, or with `forbidden_loses` the move that loses
+/// the game, as in play.
+pub fn game_of(
+    rule: Option<&str>,
+    size: Option<usize>,
+    protocol: Option<&str>,
+    initial_stones: &[Value],
+    moves: &[Value],
+    forbidden_loses: bool,
+) -> Result<Game> {
+    let rule: Rule = rule.unwrap_or("renju").parse().context("rule")?;
+    let size = size.unwrap_or(15);
+    let protocol: Option<Protocol> = protocol.map(str::parse).transpose().context("protocol")?;
+    let mut game = match protocol {
+        Some(p) => {
+            ensure!(initial_stones.is_empty(), "initialStones need the free opening: give no protocol");
+            Game::new(size, rule, p, None)?
+        }
+        None => {
+            let mut stones = Vec::with_capacity(initial_stones.len());
+            for (k, t) in initial_stones.iter().enumerate() {
+                match action_of(t, size).with_context(|| format!("initialStones[{k}]"))? {
+                    Action::Place(p) => stones.push(p),
+                    a => bail!("initialStones[{k}]: `{a}` is not a point"),
+                }
+            }
+            Game::from_position(size, rule, &stones).context("initialStones")?
+        }
+    };
+    if let Some(o) = game.outcome() {
+        bail!("initialStones: the game is already over ({})", outcome_text(&o));
+    }
+    for (k, t) in moves.iter().enumerate() {
+        let a = action_of(t, size).with_context(|| format!("moves[{k}]"))?;
+        if let Some(o) = game.outcome() {
+            bail!("moves[{k}] {a}: the game is already over ({})", outcome_text(&o));
+        }
+        if let (Action::Place(p), DecisionKind::PlaceStone(c), false) = (a, game.decision(), forbidden_loses) {
+            if game.board().contains(p) && game.board().get(p).is_none() {
+                if let Verdict::Forbidden(kind) = game.board().classify(p, c) {
+                    bail!("moves[{k}] {a}: a forbidden point for Black ({kind})");
+                }
+            }
+        }
+        game.apply(a).map_err(|e| anyhow!("moves[{k}] {a}: {e}"))?;
+    }
+    Ok(game)
+}
+
+/// A position request of the board page (`serve`): the fields of a query that say where the
+/// game stands, nothing about a search.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct PositionRequest {
+    rule: Option<String>,
+    size: Option<usize>,
+    protocol: Option<String>,
+    #[serde(default)]
+    initial_stones: Vec<Value>,
+    #[serde(default)]
+    moves: Vec<Value>,
+}
+
+/// Where a game stands, for a board that shows it and asks a person for the next decision: the
+/// request is a query's `rule`, `size`, `protocol`, `initialStones` and `moves` (replayed as
+/// [`game_of`] does; the game may be over, also by a black move on a forbidden point), the answer its decisions in canonical spelling, the
+/// stones in placement order, who decides what now (`decision` as in analysis answers), the
+/// legal protocol actions, whether a point can be chosen, the pending fifth-move offers,
+/// Black's forbidden points and the outcome. The format is in `docs/commands.md` (`serve`).
+pub fn describe_position(request: &Value) -> Result<Value> {
+    let r: PositionRequest = serde_json::from_value(request.clone()).map_err(|e| anyhow!("{e}"))?;
+    let game = game_of(r.rule.as_deref(), r.size, r.protocol.as_deref(), &r.initial_stones, &r.moves, true)?;
+    let board = game.board();
+    let stones: Vec<Value> = board
+        .stones()
+        .iter()
+        .enumerate()
+        .map(|(k, &(p, c))| json!({"point": format_point(p), "color": c, "number": k + 1}))
+        .collect();
+    let moves: Vec<String> = game.history().iter().map(|(_, a)| a.to_string()).collect();
+    let last_move = board.stones().last().map(|&(p, _)| format_point(p));
+    let offers: Vec<String> = game.pending_offers().iter().map(|&p| format_point(p)).collect();
+    let first_color = game.color_of(Player::First);
+    let Some(o) = game.outcome() else {
+        let me = game.to_decide();
+        let color = game.color_of(me);
+        let legal = game.legal_actions();
+        let placeable = legal.iter().any(|a| matches!(a, Action::Place(_)));
+        let actions: Vec<String> =
+            legal.iter().filter(|a| !matches!(a, Action::Place(_))).map(|a| a.to_string()).collect();
+        let decision = game.decision();
+        let forbidden: Vec<Value> = if board.rule() == Rule::Renju && decision == DecisionKind::PlaceStone(Color::Black)
+        {
+            board
+                .forbidden_points()
+                .iter()
+                .map(|&(p, k)| json!({"point": format_point(p), "kind": k.to_string()}))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        return Ok(json!({
+            "moves": moves,
+            "stones": stones,
+            "toDecide": me.to_string(),
+            "color": color,
+            "firstColor": first_color,
+            "decision": decision_name(decision),
+            "prompt": prompt(&game),
+            "actions": actions,
+            "placeable": placeable,
+            "offers": offers,
+            "forbidden": forbidden,
+            "outcome": null,
+            "lastMove": last_move,
+        }));
+    };
+    let reason = match o.reason {
+        OutcomeReason::Five => "five",
+        OutcomeReason::ForbiddenMove => "forbidden-move",
+        OutcomeReason::NoLegalMove => "no-legal-move",
+        OutcomeReason::BoardFull => "board-full",
+        OutcomeReason::StoneCap => "stone-cap",
+    };
+    let mut text = outcome_text(&o);
+    if let (OutcomeReason::Five, Some(&(p, c))) = (o.reason, board.stones().last()) {
+        let winner = if c == Color::Black { "Black" } else { "White" };
+        let what = if longest_line(board, p) > 5 { "an overline" } else { "a five" };
+        text = format!("{winner} wins with {what} at {}", format_point(p));
+    }
+    if let (OutcomeReason::ForbiddenMove, Some((_, Action::Place(p)))) = (o.reason, game.history().last()) {
+        // The kind of the forbidden point, judged on the board before the move.
+        let before = game_of(
+            r.rule.as_deref(),
+            r.size,
+            r.protocol.as_deref(),
+            &r.initial_stones,
+            &r.moves[..r.moves.len() - 1],
+            true,
+        )?;
+        if let Verdict::Forbidden(kind) = before.board().classify(*p, Color::Black) {
+            text = format!("Black played {}, a forbidden point ({kind}): White wins", format_point(*p));
+        }
+    }
+    Ok(json!({
+        "moves": moves,
+        "stones": stones,
+        "toDecide": null,
+        "color": null,
+        "firstColor": first_color,
+        "decision": null,
+        "prompt": text,
+        "actions": [],
+        "placeable": false,
+        "offers": offers,
+        "forbidden": [],
+        "outcome": {
+            "winner": o.winner.map(|p| p.to_string()),
+            "winnerColor": o.winner_color,
+            "reason": reason,
+            "text": text,
+        },
+        "lastMove": last_move,
+    }))
+}
+
+/// The longest line of one colour through the stone on `p`.
+fn longest_line(board: &renju_rules::Board, p: Point) -> usize {
+    let Some(c) = board.get(p) else { return 0 };
+    let run = |dx: i32, dy: i32| {
+        let mut n = 0;
+        let (mut x, mut y) = (p.x as i32 + dx, p.y as i32 + dy);
+        while x >= 0
+            && y >= 0
+            && board.contains(Point::new(x as u8, y as u8))
+            && board.get(Point::new(x as u8, y as u8)) == Some(c)
+        {
+            n += 1;
+            x += dx;
+            y += dy;
+        }
+        n
+    };
+    [(1, 0), (0, 1), (1, 1), (1, -1)].iter().map(|&(dx, dy)| 1 + run(dx, dy) + run(-dx, -dy)).max().unwrap_or(1)
+}
+
+/// What the player to decide is asked, in words.
+fn prompt(game: &Game) -> String {
+    let me = game.to_decide();
+    let who = match game.color_of(me) {
+        Color::Black => "Black",
+        Color::White => "White",
+    };
+    let what = match game.decision() {
+        DecisionKind::PlaceStone(_) => "place a stone".to_string(),
+        DecisionKind::SwapOrKeep => "keep the colours or swap them".to_string(),
+        DecisionKind::ChooseN => "declare the number of fifth-move offers".to_string(),
+        DecisionKind::PlaceOffer { index, total } => format!("place fifth-move offer {} of {total}", index + 1),
+        DecisionKind::PickOffer => "pick the fifth move that stays (click an offer)".to_string(),
+        DecisionKind::SingleOrDouble => "stop here (single) or place the next stone too (double)".to_string(),
+        DecisionKind::ExchangeOrTake => "take the next stone (keep) or exchange (swap)".to_string(),
+        DecisionKind::SwapKeepOrDouble => {
+            "take Black (swap), stay White (keep) or place two more stones (double)".to_string()
+        }
+    };
+    format!("{who} ({me} player): {what}")
 }
 
 /// A decision as a query writes it: a point in notation or `[x, y]`, or a protocol action.
@@ -552,6 +728,70 @@ fn answer(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn position(line: &str) -> Result<Value> {
+        describe_position(&serde_json::from_str(line)?)
+    }
+
+    #[test]
+    fn a_rif_position_says_who_decides_what() {
+        let p = position(r#"{"protocol":"rif","moves":["h8","h9","i9"]}"#).unwrap();
+        assert_eq!(p["decision"], "swap-or-keep");
+        assert_eq!(p["toDecide"], "second");
+        assert_eq!(p["color"], "white");
+        assert_eq!(p["actions"], json!(["keep", "swap"]));
+        assert_eq!(p["placeable"], false);
+        assert_eq!(p["stones"][1], json!({"point": "h9", "color": "white", "number": 2}));
+        // After the swap the second player holds Black; White (now the first player) places
+        // stone 4, then Black places two offers, then White picks one.
+        let p = position(r#"{"protocol":"rif","moves":["h8","h9","i9","swap","j10","g10"]}"#).unwrap();
+        assert_eq!(p["firstColor"], "white");
+        assert_eq!((p["decision"].as_str(), p["toDecide"].as_str()), (Some("offer"), Some("second")));
+        assert_eq!(p["offers"], json!(["g10"]));
+        let p = position(r#"{"protocol":"rif","moves":["h8","h9","i9","swap","j10","g10","i7"]}"#).unwrap();
+        assert_eq!((p["decision"].as_str(), p["toDecide"].as_str()), (Some("pick-offer"), Some("first")));
+        let p = position(r#"{"protocol":"rif","moves":["h8","h9","i9","swap","j10","g10","i7","i7"]}"#).unwrap();
+        assert_eq!(p["offers"], json!([]));
+        assert_eq!(p["lastMove"], "i7");
+        assert_eq!(p["stones"].as_array().unwrap().len(), 5);
+        assert_eq!((p["decision"].as_str(), p["color"].as_str()), (Some("stone"), Some("white")));
+    }
+
+    #[test]
+    fn forbidden_points_are_listed_and_playing_one_loses() {
+        // RULES.md §4.5: f8 g8 h6 h7 make h8 a double-three.
+        let moves = r#""f8","a1","g8","a3","h6","o1","h7","o3""#;
+        let p = position(&format!(r#"{{"moves":[{moves}]}}"#)).unwrap();
+        assert_eq!(p["forbidden"], json!([{"point": "h8", "kind": "double-three"}]));
+        let p = position(&format!(r#"{{"moves":[{moves},"h8"]}}"#)).unwrap();
+        assert_eq!(p["outcome"]["reason"], "forbidden-move");
+        assert_eq!(p["outcome"]["winnerColor"], "white");
+        assert_eq!(p["outcome"]["text"], "Black played h8, a forbidden point (double-three): White wins");
+        assert_eq!(p["toDecide"], Value::Null);
+        // White is never restricted: no forbidden points on White's turn.
+        let p = position(r#"{"moves":["f8","a1","g8","a3","h6","o1","h7"]}"#).unwrap();
+        assert_eq!(p["forbidden"], json!([]));
+    }
+
+    #[test]
+    fn a_five_and_an_overline_are_announced() {
+        let p = position(r#"{"moves":["a1","b1","a2","b2","a3","b3","a4","b4","a5"]}"#).unwrap();
+        assert_eq!(p["outcome"]["text"], "Black wins with a five at a5");
+        // White's overline wins under renju: b1-b4 and b6, then b5 makes six.
+        let p = position(r#"{"moves":["a1","b1","a2","b2","a3","b3","n4","b4","n8","b6","n12","b5"]}"#).unwrap();
+        assert_eq!(p["outcome"]["text"], "White wins with an overline at b5");
+        assert_eq!(p["outcome"]["winner"], "second");
+    }
+
+    #[test]
+    fn bad_position_requests_are_errors_naming_the_fault() {
+        let e = |line: &str| format!("{:#}", position(line).unwrap_err());
+        assert!(e(r#"{"moves":["h8","h8"]}"#).contains("moves[1] h8"), "{}", e(r#"{"moves":["h8","h8"]}"#));
+        assert!(e(r#"{"moves":["h8"],"visits":3}"#).contains("unknown field `visits`"));
+        assert!(e(r#"{"protocol":"rif","moves":["a1"]}"#).contains("moves[0] a1"));
+        assert!(e(r#"{"protocol":"nope"}"#).contains("protocol"));
+        assert!(e(r#"{"moves":["a1","b1","a2","b2","a3","b3","a4","b4","a5","c1"]}"#).contains("already over"));
+    }
 
     fn job(line: &str) -> Result<Job> {
         job_of(serde_json::from_str(line)?, &AnalysisOptions::default())

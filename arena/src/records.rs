@@ -40,7 +40,7 @@
 //! (`0`: not recorded). Then the players' names, first mover first, and Piskvork's error code
 //! line (`-1`: none recorded). Protocol decisions are not written: a `.psq` holds stones only.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, ensure, Context, Result};
 use renju_rules::notation::{format_moves, parse_moves};
@@ -302,6 +302,88 @@ pub fn read_shard_games(path: &Path) -> Result<Vec<(usize, PortableGame)>> {
     (0..meta.games.len())
         .map(|i| Ok((i, from_shard_game(&meta, i).with_context(|| format!("self-play shard {}", path.display()))?)))
         .collect()
+}
+
+/// A source of games: games.jsonl or a shard.
+#[derive(Debug, PartialEq)]
+pub enum GameSource {
+    Jsonl(PathBuf),
+    Shard(PathBuf),
+}
+
+impl GameSource {
+    /// The source a file is, by its name (`*.jsonl`, `*.npz`); anything else is an error.
+    pub fn of_file(path: &Path) -> Result<GameSource> {
+        let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        if name.ends_with(".jsonl") {
+            Ok(GameSource::Jsonl(path.to_path_buf()))
+        } else if name.ends_with(".npz") {
+            Ok(GameSource::Shard(path.to_path_buf()))
+        } else {
+            bail!(
+                "{}: not a game source (expected an arena/curve games.jsonl or a self-play shard .npz)",
+                path.display()
+            )
+        }
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        match self {
+            GameSource::Jsonl(p) | GameSource::Shard(p) => p,
+        }
+    }
+
+    /// The name its files start with: the directory of a `games.jsonl` (an arena or curve
+    /// match directory names the match), else the file name without its extension.
+    pub fn label(&self) -> String {
+        let p = self.path();
+        let stem = p.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        if p.file_name().is_some_and(|n| n == "games.jsonl") {
+            let parent = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let dir = parent.canonicalize().unwrap_or_else(|_| parent.to_path_buf());
+            if let Some(name) = dir.file_name() {
+                return name.to_string_lossy().to_string();
+            }
+        }
+        stem
+    }
+
+    /// Its games with their indices; `size` and `rule` are those of a games.jsonl (a shard holds its own).
+    pub fn games(&self, size: usize, rule: Rule) -> Result<Vec<(usize, PortableGame)>> {
+        match self {
+            GameSource::Jsonl(p) => read_games_jsonl(p, size, rule),
+            GameSource::Shard(p) => read_shard_games(p),
+        }
+    }
+}
+
+/// The sources under `dir`, sorted by path: every `games.jsonl` and `.npz` shard, subdirectories
+/// included except `rejected/` (shards the trainer could not read).
+pub fn game_sources(dir: &Path) -> Result<Vec<GameSource>> {
+    let mut out = Vec::new();
+    sources_in(dir, &mut out)?;
+    Ok(out)
+}
+
+fn sources_in(dir: &Path, out: &mut Vec<GameSource>) -> Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading directory {}", dir.display()))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<std::io::Result<_>>()
+        .with_context(|| format!("reading directory {}", dir.display()))?;
+    entries.sort();
+    for p in entries {
+        let name = p.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        if p.is_dir() {
+            if name != "rejected" {
+                sources_in(&p, out)?;
+            }
+        } else if name == "games.jsonl" || name.ends_with(".npz") {
+            out.push(GameSource::of_file(&p)?);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, ensure, Context, Result};
-use renju_arena::records::{read_games_jsonl, read_shard_games, PortableGame};
+use renju_arena::records::{game_sources, GameSource, PortableGame};
 use renju_rules::Rule;
 
 /// Arguments of `renju-zero games`.
@@ -78,89 +78,15 @@ pub fn run(args: GamesArgs) -> Result<i32> {
     }
 }
 
-/// A source of games: games.jsonl or a shard.
-#[derive(Debug, PartialEq)]
-enum Source {
-    Jsonl(PathBuf),
-    Shard(PathBuf),
-}
-
-impl Source {
-    fn of_file(path: &Path) -> Result<Source> {
-        let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-        if name.ends_with(".jsonl") {
-            Ok(Source::Jsonl(path.to_path_buf()))
-        } else if name.ends_with(".npz") {
-            Ok(Source::Shard(path.to_path_buf()))
-        } else {
-            bail!(
-                "{}: not a game source (expected an arena/curve games.jsonl or a self-play shard .npz)",
-                path.display()
-            )
-        }
-    }
-
-    fn path(&self) -> &Path {
-        match self {
-            Source::Jsonl(p) | Source::Shard(p) => p,
-        }
-    }
-
-    /// The name its files start with: the directory of a `games.jsonl` (an arena or curve
-    /// match directory names the match), else the file name without its extension.
-    fn label(&self) -> String {
-        let p = self.path();
-        let stem = p.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-        if p.file_name().is_some_and(|n| n == "games.jsonl") {
-            let parent = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            let dir = parent.canonicalize().unwrap_or_else(|_| parent.to_path_buf());
-            if let Some(name) = dir.file_name() {
-                return name.to_string_lossy().to_string();
-            }
-        }
-        stem
-    }
-
-    fn games(&self, size: usize, rule: Rule) -> Result<Vec<(usize, PortableGame)>> {
-        match self {
-            Source::Jsonl(p) => read_games_jsonl(p, size, rule),
-            Source::Shard(p) => read_shard_games(p),
-        }
-    }
-}
-
-/// The sources under `dir`, sorted by path: every `games.jsonl` and `.npz` shard, subdirectories
-/// included except `rejected/` (shards the trainer could not read).
-fn sources_in(dir: &Path, out: &mut Vec<Source>) -> Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("reading directory {}", dir.display()))?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<std::io::Result<_>>()
-        .with_context(|| format!("reading directory {}", dir.display()))?;
-    entries.sort();
-    for p in entries {
-        let name = p.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-        if p.is_dir() {
-            if name != "rejected" {
-                sources_in(&p, out)?;
-            }
-        } else if name == "games.jsonl" || name.ends_with(".npz") {
-            out.push(Source::of_file(&p)?);
-        }
-    }
-    Ok(())
-}
-
 fn export(args: ExportArgs) -> Result<i32> {
     let from = &args.from;
     ensure!(from.exists(), "{} does not exist", from.display());
     let sources = if from.is_dir() {
-        let mut v = Vec::new();
-        sources_in(from, &mut v)?;
+        let v = game_sources(from)?;
         ensure!(!v.is_empty(), "no games.jsonl or self-play shard (.npz) under {}", from.display());
         v
     } else {
-        vec![Source::of_file(from)?]
+        vec![GameSource::of_file(from)?]
     };
     let mut labels: BTreeMap<String, &Path> = BTreeMap::new();
     for s in &sources {
@@ -197,15 +123,16 @@ fn export(args: ExportArgs) -> Result<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn files_are_named_after_their_source() {
-        let j = Source::of_file(Path::new("runs/curve/matches/gen-000002-vs-uniform/games.jsonl")).unwrap();
+        let j = GameSource::of_file(Path::new("runs/curve/matches/gen-000002-vs-uniform/games.jsonl")).unwrap();
         assert_eq!(j.label(), "gen-000002-vs-uniform");
-        let s = Source::of_file(Path::new("runs/quick/selfplay/sp-p7-1700000000000-000001.npz")).unwrap();
+        let s = GameSource::of_file(Path::new("runs/quick/selfplay/sp-p7-1700000000000-000001.npz")).unwrap();
         assert_eq!(s.label(), "sp-p7-1700000000000-000001");
-        assert_eq!(Source::of_file(Path::new("mine.jsonl")).unwrap().label(), "mine");
-        let e = Source::of_file(Path::new("notes.txt")).unwrap_err().to_string();
+        assert_eq!(GameSource::of_file(Path::new("mine.jsonl")).unwrap().label(), "mine");
+        let e = GameSource::of_file(Path::new("notes.txt")).unwrap_err().to_string();
         assert!(e.starts_with("notes.txt: not a game source"), "{e}");
     }
 }
