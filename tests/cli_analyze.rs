@@ -1,5 +1,5 @@
 //! Runs `renju-zero analyze` as a GUI would: JSON queries on stdin, JSON answers on stdout, with
-//! the heuristic evaluator (no model given).
+//! the heuristic evaluator (`--model heuristic`; without `--model` the shipped model answers).
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
@@ -18,7 +18,7 @@ struct Engine {
 impl Engine {
     fn start(extra: &[&str]) -> Engine {
         let mut child = Command::new(env!("CARGO_BIN_EXE_renju-zero"))
-            .arg("analyze")
+            .args(["analyze", "--model", "heuristic"])
             .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

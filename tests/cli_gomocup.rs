@@ -157,10 +157,48 @@ fn pbrain_launcher_finds_its_model_next_to_itself_or_in_the_environment() {
         assert!(out.status.success(), "{env:?}: {}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(answers[0], "OK", "{env:?}: {stdout}");
         point(answers[1]);
-        // Without the variable the model next to the link was used (no heuristic fallback notice).
+        // Without the variable the model next to the link was used (no shipped-model fallback notice).
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!stderr.contains("heuristic evaluator"), "{env:?}: {stderr}");
+        assert!(!stderr.contains("playing the shipped model"), "{env:?}: {stderr}");
     }
+}
+
+/// A `pbrain-renju-zero` with no model beside it and no `$RENJU_ZERO_MODEL` plays the shipped
+/// model (and says so on stderr), under the command stream c-gomoku-cli sends: the match's
+/// INFO lines, the rule, a BOARD with the opening, then TURNs.
+#[test]
+fn pbrain_without_a_model_plays_the_shipped_one_under_a_match_managers_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("pbrain-renju-zero");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_renju-zero"), &link).unwrap();
+    let out = std::process::Command::new(&link)
+        .env_remove("RENJU_ZERO_MODEL")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(
+                b"START 15\nINFO timeout_turn 200\nINFO timeout_match 30000\nINFO time_left 30000\n\
+                  INFO max_memory 350000000\nINFO game_type 1\nINFO rule 4\nINFO thread_num 1\n\
+                  BOARD\n7,7,2\n8,7,1\n8,8,2\nDONE\nTURN 6,9\nEND\n",
+            )?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("playing the shipped model"), "{stderr}");
+    let answers: Vec<&str> = stdout.lines().filter(|l| !l.starts_with("MESSAGE")).collect();
+    assert_eq!(answers[0], "OK", "{stdout}");
+    let taken = [(7, 7), (8, 7), (8, 8), (6, 9)];
+    for a in &answers[1..3] {
+        let p = point(a);
+        assert!((0..15).contains(&p.0) && (0..15).contains(&p.1) && !taken.contains(&p), "{a}: {stdout}");
+    }
+    assert_ne!(answers[1], answers[2], "{stdout}");
 }
 
 /// The two VCF budgets have one name each: `--root-vcf-nodes` (the solver once at the root

@@ -110,9 +110,11 @@ impl CurveOpponent {
             return Ok(CurveOpponent { name, kind: OpponentKind::Engine(e) });
         }
         let eval = match t {
-            "heuristic" | "uniform" => EvaluatorSpec::parse(t)?,
+            "heuristic" | "uniform" | "shipped" => EvaluatorSpec::parse(t)?,
             m if m.starts_with("model:") && m.len() > "model:".len() => EvaluatorSpec::parse(t)?,
-            _ => bail!("--opponent '{s}': expected heuristic, uniform, gen:N, model:DIR or engine:\"CMD\"[,nodes=N]"),
+            _ => bail!(
+                "--opponent '{s}': expected heuristic, uniform, shipped, gen:N, model:DIR or engine:\"CMD\"[,nodes=N]"
+            ),
         };
         let name = match &eval {
             EvaluatorSpec::Model(dir) => {

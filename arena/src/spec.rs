@@ -27,7 +27,8 @@ pub enum PlayerKind {
 
 /// A named player: `NAME=SPEC` on the command line.
 ///
-/// SPEC grammar: `KIND[,key=value]...` with KIND one of `model:DIR`, `heuristic`, `uniform`,
+/// SPEC grammar: `KIND[,key=value]...` with KIND one of `model:DIR`, `shipped` (the model built
+/// into the binary), `heuristic`, `uniform`,
 /// `engine:"CMD ARGS"` (the command is split like a shell would, see the `shlex` crate; quotes
 /// are needed when it contains commas). Keys for search players: `playouts=N`, `time=SECONDS`,
 /// `batch=B`, `explore=K`, `cpuct=C`, `algorithm=puct|gumbel`, `vcf_nodes=N` (the VCF check at node
@@ -125,11 +126,11 @@ impl PlayerSpec {
             PlayerKind::Engine(EngineSpec { command, time, nodes, depth, match_time })
         } else {
             let eval = match kind_text.as_str() {
-                k if k == "uniform" || k == "heuristic" || k.starts_with("model:") => {
+                k if k == "uniform" || k == "heuristic" || k == "shipped" || k.starts_with("model:") => {
                     EvaluatorSpec::parse(k).with_context(|| format!("player {name}"))?
                 }
                 other => bail!(
-                    "player {name}: unknown player kind '{other}' (expected model:DIR, heuristic, uniform or engine:\"CMD\")"
+                    "player {name}: unknown player kind '{other}' (expected model:DIR, shipped, heuristic, uniform or engine:\"CMD\")"
                 ),
             };
             let mut s = SearchSettings::default();

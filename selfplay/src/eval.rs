@@ -87,10 +87,12 @@ pub enum EvaluatorSpec {
     Heuristic,
     /// `model:DIR`: a published generation (or a models directory with `LATEST`).
     Model(PathBuf),
+    /// `shipped`: the model compiled into the binary ([`crate::linepattern::shipped`]; 15x15).
+    Shipped,
 }
 
 impl EvaluatorSpec {
-    /// Parses `uniform`, `heuristic`, `model:DIR`, or a model directory's path, which means the
+    /// Parses `uniform`, `heuristic`, `shipped`, `model:DIR`, or a model directory's path, which means the
     /// same as `model:DIR`: the path of an existing file or directory, or any text with more than
     /// one path component (`/models/gen-000012`, `./models`). Whether a model is there is decided
     /// when it is loaded, the same way for both spellings. Errors: `model:` without a directory,
@@ -99,6 +101,7 @@ impl EvaluatorSpec {
         match s.trim() {
             "uniform" => Ok(EvaluatorSpec::Uniform),
             "heuristic" => Ok(EvaluatorSpec::Heuristic),
+            "shipped" => Ok(EvaluatorSpec::Shipped),
             t => {
                 if let Some(dir) = t.strip_prefix("model:") {
                     ensure!(!dir.is_empty(), "'model:' needs a directory (model:DIR)");
@@ -107,7 +110,7 @@ impl EvaluatorSpec {
                 let path = Path::new(t);
                 ensure!(
                     path.exists() || path.components().count() > 1,
-                    "unknown evaluator '{t}' (expected uniform, heuristic, model:DIR or a model directory; \
+                    "unknown evaluator '{t}' (expected uniform, heuristic, shipped, model:DIR or a model directory; \
                      there is no file or directory '{t}')"
                 );
                 Ok(EvaluatorSpec::Model(PathBuf::from(t)))
@@ -119,6 +122,7 @@ impl EvaluatorSpec {
         Ok(match self {
             EvaluatorSpec::Uniform => Box::new(UniformEvaluator::new(size)),
             EvaluatorSpec::Heuristic => Box::new(HeuristicEvaluator::new(size)),
+            EvaluatorSpec::Shipped => Box::new(crate::linepattern::shipped::shipped_net_for(size)?.evaluator()),
             EvaluatorSpec::Model(dir) => {
                 let e = loader(dir, size).with_context(|| format!("loading model {}", dir.display()))?;
                 ensure!(
@@ -140,6 +144,7 @@ impl std::fmt::Display for EvaluatorSpec {
         match self {
             EvaluatorSpec::Uniform => f.write_str("uniform"),
             EvaluatorSpec::Heuristic => f.write_str("heuristic"),
+            EvaluatorSpec::Shipped => f.write_str("shipped"),
             EvaluatorSpec::Model(dir) => write!(f, "model:{}", dir.display()),
         }
     }

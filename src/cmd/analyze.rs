@@ -10,11 +10,12 @@ use renju_selfplay::mcts::SearchConfig;
 use renju_trainer::config::DeviceChoice;
 use renju_trainer::model::{check_playable, evaluator_loader};
 
-/// Arguments of `renju-zero analyze`.
+/// The search options `analyze` and `serve` share.
 #[derive(clap::Args)]
-pub struct AnalyzeArgs {
-    /// Model directory (a generation, or a models directory with LATEST), or `heuristic` /
-    /// `uniform`. Without it the heuristic evaluator is used (said on stderr).
+pub struct EngineArgs {
+    /// Model directory (a generation, or a models directory with LATEST), `shipped` (the model
+    /// built into this binary, 15x15), `heuristic` or `uniform`. Without it the shipped model is
+    /// used (said on stderr).
     #[arg(long)]
     pub model: Option<String>,
     /// Visits of a query that gives neither `visits` nor `seconds`.
@@ -24,6 +25,9 @@ pub struct AnalyzeArgs {
     /// that gives no `vcf` (0 = off).
     #[arg(long, default_value_t = AnalysisOptions::default().root_vcf_nodes)]
     pub root_vcf_nodes: u64,
+    /// Search threads of each query (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
     /// Leaves evaluated per batch.
     #[arg(long, default_value_t = SearchSettings::default().batch)]
     pub batch: usize,
@@ -36,36 +40,63 @@ pub struct AnalyzeArgs {
     pub vcf_nodes: u64,
 }
 
+/// Arguments of `renju-zero analyze`.
+#[derive(clap::Args)]
+pub struct AnalyzeArgs {
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+impl EngineArgs {
+    /// The evaluator spec (`shipped` when no model is given, said on stderr by `command`),
+    /// checked to be playable now rather than at the first query.
+    pub fn spec(&self, command: &str) -> Result<EvaluatorSpec> {
+        let model = match &self.model {
+            Some(m) => m.clone(),
+            None => {
+                renju_zero::pipeline::say(&format!(
+                    "{command}: no --model given; using the shipped model ({})",
+                    renju_selfplay::linepattern::shipped::SHIPPED_SUMMARY.trim()
+                ));
+                "shipped".into()
+            }
+        };
+        let spec = EvaluatorSpec::parse(&model)?;
+        if let EvaluatorSpec::Model(dir) = &spec {
+            check_playable(dir)?;
+        }
+        Ok(spec)
+    }
+
+    /// The analysis engine answering to `out`, searching with `spec`'s evaluator.
+    pub fn engine(&self, spec: EvaluatorSpec, out: Output) -> Result<Engine> {
+        anyhow::ensure!(self.visits >= 1, "--visits must be at least 1");
+        anyhow::ensure!(self.max_tree_mb >= 1, "--max-tree-mb must be at least 1");
+        anyhow::ensure!(self.threads != Some(0), "--threads must be at least 1");
+        let threads = self.threads.unwrap_or_else(crate::cmd::arena::default_threads);
+        let load_model = evaluator_loader(DeviceChoice::Auto);
+        let config = SearchConfig { vcf_nodes: self.vcf_nodes, ..SearchConfig::default() };
+        let batch = self.batch.max(1);
+        let factory: AgentFactory = Box::new(move |size: usize| -> Result<MctsAgent> {
+            // One evaluator per search thread.
+            let evals = (0..threads).map(|_| spec.build(size, &load_model)).collect::<Result<_>>()?;
+            let settings = SearchSettings { batch, config: config.clone(), threads, ..Default::default() };
+            Ok(MctsAgent::with_evaluators(evals, settings))
+        });
+        let opts = AnalysisOptions {
+            visits: self.visits,
+            root_vcf_nodes: self.root_vcf_nodes,
+            max_tree_bytes: self.max_tree_mb << 20,
+            ..AnalysisOptions::default()
+        };
+        Ok(Engine::new(factory, opts, out))
+    }
+}
+
 /// Run the command; returns the process exit code.
 pub fn run(args: AnalyzeArgs) -> Result<i32> {
-    anyhow::ensure!(args.visits >= 1, "--visits must be at least 1");
-    let model = match args.model {
-        Some(m) => m,
-        None => {
-            renju_zero::pipeline::say("analyze: no --model given; using the heuristic evaluator");
-            "heuristic".into()
-        }
-    };
-    let spec = EvaluatorSpec::parse(&model)?;
-    // A model that is not there fails now, not at the first query.
-    if let EvaluatorSpec::Model(dir) = &spec {
-        check_playable(dir)?;
-    }
-    let load_model = evaluator_loader(DeviceChoice::Auto);
-    let config = SearchConfig { vcf_nodes: args.vcf_nodes, ..SearchConfig::default() };
-    let batch = args.batch.max(1);
-    let factory: AgentFactory = Box::new(move |size: usize| -> Result<MctsAgent> {
-        let eval = spec.build(size, &load_model)?;
-        Ok(MctsAgent::new(eval, SearchSettings { batch, config: config.clone(), ..Default::default() }))
-    });
-    anyhow::ensure!(args.max_tree_mb >= 1, "--max-tree-mb must be at least 1");
-    let opts = AnalysisOptions {
-        visits: args.visits,
-        root_vcf_nodes: args.root_vcf_nodes,
-        max_tree_bytes: args.max_tree_mb << 20,
-        ..AnalysisOptions::default()
-    };
-    let mut engine = Engine::new(factory, opts, Output::new(std::io::stdout()));
+    let spec = args.engine.spec("analyze")?;
+    let mut engine = args.engine.engine(spec, Output::new(std::io::stdout()))?;
     serve(&mut engine, std::io::stdin().lock())?;
     Ok(0)
 }

@@ -15,7 +15,8 @@ use renju_trainer::model::evaluator_loader;
 #[derive(clap::Args)]
 pub struct ArenaArgs {
     /// A player as NAME=SPEC (repeat for each player). SPEC: `model:DIR[,playouts=N][,time=S]`,
-    /// `heuristic[,playouts=N]`, `uniform[,...]`, or
+    /// `shipped[,...]` (the model built into this binary), `heuristic[,playouts=N]`,
+    /// `uniform[,...]`, or
     /// `engine:"CMD ARGS"[,nodes=N][,depth=D][,time=S][,match=S]` (a Gomocup brain with its budget
     /// per move, sent as INFO max_node / max_depth / timeout_turn; time defaults to 60 s with
     /// nodes or depth, else 5 s; match: a clock for the whole game, sent as INFO timeout_match

@@ -1,10 +1,11 @@
-//! `renju-zero export --model DIR --format torchscript|safetensors|onnx --out PATH`: writes a
+//! `renju-zero export --model DIR --format torchscript|safetensors|onnx|table-i16 --out PATH`: writes a
 //! published model (a `models/gen-NNNNNN` directory, or a `models` directory with `LATEST`) as
 //! one file. The TorchScript module maps `planes f32 [n, C, S, S]` and `globals f32 [n, G]` to
 //! `f32 [n, A + 3]` (policy logits, then win/draw/loss value logits); see
 //! `renju_trainer::model`. ONNX is the interface of Rapfi's ONNX Runtime evaluator, for other
 //! engines (`renju_trainer::onnx`, docs/onnx-export.md).
 
+use renju_selfplay::linepattern::{LinePatternWeights, TABLE_FILE};
 use renju_trainer::export::{export, ExportFormat};
 use renju_trainer::model::resolve_model_dir;
 use renju_trainer::onnx::{export_onnx, DEFAULT_PYTHON};
@@ -38,6 +39,9 @@ pub enum FormatArg {
     Safetensors,
     /// ONNX in the interface of Rapfi's ONNX Runtime evaluator (docs/onnx-export.md).
     Onnx,
+    /// A line-pattern generation's table in the compact form of the shipped model (i16 table,
+    /// gzip; `models/renju-15-rif/linepattern.safetensors.gz`).
+    TableI16,
 }
 
 impl From<FormatArg> for ExportFormat {
@@ -46,6 +50,7 @@ impl From<FormatArg> for ExportFormat {
             FormatArg::Torchscript => ExportFormat::TorchScript,
             FormatArg::Safetensors => ExportFormat::Safetensors,
             FormatArg::Onnx => ExportFormat::Onnx,
+            FormatArg::TableI16 => unreachable!("the compact table is written by `run` itself"),
         }
     }
 }
@@ -54,6 +59,25 @@ impl From<FormatArg> for ExportFormat {
 pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
     // Name the generation that was written, also when `--model` is a `models/` directory.
     let dir = resolve_model_dir(&args.model)?;
+    if args.format == FormatArg::TableI16 {
+        let table = dir.join(TABLE_FILE);
+        anyhow::ensure!(
+            table.is_file(),
+            "{}: no {TABLE_FILE}; --format table-i16 needs a line-pattern generation",
+            dir.display()
+        );
+        anyhow::ensure!(!args.out.exists(), "{} exists already; choose another --out", args.out.display());
+        let w = LinePatternWeights::read(&table)?;
+        let bytes = w.to_compact_bytes()?;
+        renju_fs::write_atomic(&args.out, &bytes)?;
+        println!(
+            "exported {} as the compact i16 table ({} bytes) to {}",
+            dir.display(),
+            bytes.len(),
+            args.out.display()
+        );
+        return Ok(0);
+    }
     let format = ExportFormat::from(args.format);
     if format == ExportFormat::Onnx {
         let (cfg, version) = export_onnx(&dir, &args.out, args.python.as_os_str())?;

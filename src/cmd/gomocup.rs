@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use renju_arena::agent::{Agent, MctsAgent, SearchSettings};
 use renju_arena::gomocup::{serve_interruptible, Brain, BrainOptions};
 use renju_selfplay::eval::EvaluatorSpec;
+use renju_selfplay::linepattern::shipped::SHIPPED_SIZE;
 use renju_selfplay::mcts::{SearchAlgorithm, SearchConfig};
 use renju_trainer::config::DeviceChoice;
 use renju_trainer::model::{check_playable, evaluator_loader};
@@ -15,8 +16,10 @@ use renju_trainer::model::{check_playable, evaluator_loader};
 /// manager sends `INFO rule 4` (renju) or `INFO rule 1` (standard), as the protocol has it.
 #[derive(clap::Args)]
 pub struct GomocupArgs {
-    /// Model directory (or a models directory with LATEST), or `heuristic` / `uniform`.
-    #[arg(long)]
+    /// Model directory (or a models directory with LATEST), `shipped` (the model built into this
+    /// binary; it plays 15x15, other board sizes get the heuristic evaluator), `heuristic` or
+    /// `uniform`.
+    #[arg(long, default_value = "shipped")]
     pub model: String,
     /// Playouts at most per move (default: only the protocol's time and memory limits).
     #[arg(long)]
@@ -79,6 +82,16 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
     anyhow::ensure!(args.threads != Some(0), "--threads must be at least 1");
     let threads = args.threads.unwrap_or_else(crate::cmd::arena::default_threads);
     let factory = Box::new(move |size: usize| -> Result<Box<dyn Agent>> {
+        let spec = match &spec {
+            EvaluatorSpec::Shipped if size != SHIPPED_SIZE => {
+                renju_zero::pipeline::say(&format!(
+                    "gomocup: the shipped model plays {SHIPPED_SIZE}x{SHIPPED_SIZE}; this {size}x{size} game gets \
+                     the heuristic evaluator"
+                ));
+                EvaluatorSpec::Heuristic
+            }
+            s => s.clone(),
+        };
         // One evaluator per search thread.
         let evals = (0..threads).map(|_| spec.build(size, &load_model)).collect::<Result<_>>()?;
         let settings = SearchSettings { batch, config: config.clone(), reuse_tree, threads, ..Default::default() };
@@ -100,13 +113,13 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
 }
 
 /// The environment variable naming the model of a `pbrain-renju-zero` brain (a generation
-/// directory, a `models/` directory with `LATEST`, or `heuristic` / `uniform`).
+/// directory, a `models/` directory with `LATEST`, or `shipped` / `heuristic` / `uniform`).
 pub const MODEL_ENV: &str = "RENJU_ZERO_MODEL";
 
 /// The model of a brain started as `pbrain-*` without arguments (as Piskvork and c-gomoku-cli
 /// start brains): `$RENJU_ZERO_MODEL` if set; else `model/` or `models/` in the directory the
 /// brain was started from (`argv[0]`'s, so a symlink finds the model next to the link); else
-/// the heuristic evaluator (said on stderr).
+/// the shipped model (said on stderr).
 pub fn pbrain_model(argv0: &std::path::Path) -> String {
     if let Ok(m) = std::env::var(MODEL_ENV) {
         if !m.is_empty() {
@@ -124,8 +137,9 @@ pub fn pbrain_model(argv0: &std::path::Path) -> String {
         }
     }
     renju_zero::pipeline::say(&format!(
-        "pbrain-renju-zero: no {MODEL_ENV} and no model/ or models/ in {}; playing with the heuristic evaluator",
-        dir.display()
+        "pbrain-renju-zero: no {MODEL_ENV} and no model/ or models/ in {}; playing the shipped model ({})",
+        dir.display(),
+        renju_selfplay::linepattern::shipped::SHIPPED_SUMMARY.trim()
     ));
-    "heuristic".into()
+    "shipped".into()
 }

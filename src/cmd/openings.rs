@@ -14,9 +14,11 @@ use crate::cmd::arena::default_threads;
 /// Arguments of `renju-zero openings`.
 #[derive(clap::Args)]
 pub struct OpeningsArgs {
-    /// Model directory (or a models directory with LATEST), or `heuristic` / `uniform`.
+    /// Model directory (or a models directory with LATEST), `shipped` (the model built into this
+    /// binary, 15x15), `heuristic` or `uniform`. Without it the shipped model is studied (said
+    /// on stderr).
     #[arg(long)]
-    pub model: String,
+    pub model: Option<String>,
     /// renju, standard or freestyle.
     #[arg(long, default_value_t = StudyConfig::default().rule)]
     pub rule: Rule,
@@ -72,7 +74,14 @@ pub fn run(args: OpeningsArgs) -> Result<i32> {
         threads: args.threads.unwrap_or_else(default_threads),
         stone_cap: args.stone_cap,
     };
-    let eval = EvaluatorSpec::parse(&args.model)?;
+    let model = args.model.unwrap_or_else(|| {
+        renju_zero::pipeline::say(&format!(
+            "openings: no --model given; studying the shipped model ({})",
+            renju_selfplay::linepattern::shipped::SHIPPED_SUMMARY.trim()
+        ));
+        "shipped".into()
+    });
+    let eval = EvaluatorSpec::parse(&model)?;
     let result = run_study(&eval, &cfg, &evaluator_loader(DeviceChoice::Auto), |_| {})?;
     if let Some(dir) = &args.out {
         result.write(dir)?;

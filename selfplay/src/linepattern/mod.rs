@@ -45,6 +45,7 @@ pub mod geometry;
 mod layers;
 pub mod net;
 pub mod pattern;
+pub mod shipped;
 mod simd;
 pub mod table;
 

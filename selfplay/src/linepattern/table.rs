@@ -114,18 +114,70 @@ impl LinePatternWeights {
     /// The table file's bytes (safetensors; metadata: format, version, features, value_hidden,
     /// board_size, encoder_version, checksum).
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        self.serialise(None)
+    }
+
+    /// The weights with the pattern table rounded to i16 steps of one scale
+    /// (`max|table| / 32767`, as [`super::QuantisedTable`] rounds): what [`Self::to_compact_bytes`]
+    /// stores and [`Self::from_compact_bytes`] reads back, bit for bit.
+    pub fn quantised(&self) -> (LinePatternWeights, Vec<i16>, f32) {
+        let max = self.table.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        let scale = if max > 0.0 { max / 32_767.0 } else { 1.0 };
+        let q: Vec<i16> = self.table.iter().map(|v| (v / scale).round() as i16).collect();
+        let mut w = self.clone();
+        w.table = q.iter().map(|&v| v as f32 * scale).collect();
+        (w, q, scale)
+    }
+
+    /// The compact form of a shipped model: the table file with the pattern table as i16 (one
+    /// scale, metadata `table_scale`, stored as its high and low byte planes; [`Self::quantised`]),
+    /// gzip-compressed: about a third of the f32 file. Its checksum is over the weights it reads back as.
+    pub fn to_compact_bytes(&self) -> Result<Vec<u8>> {
+        use std::io::Write;
+        let (w, q, scale) = self.quantised();
+        let raw = w.serialise(Some((&q, scale)))?;
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        z.write_all(&raw).context("compressing the line-pattern table")?;
+        z.finish().context("compressing the line-pattern table")
+    }
+
+    /// Reads [`Self::to_compact_bytes`]'s form (errors start with `what`).
+    pub fn from_compact_bytes(bytes: &[u8], what: &str) -> Result<LinePatternWeights> {
+        use std::io::Read;
+        let mut raw = Vec::new();
+        flate2::read::GzDecoder::new(bytes)
+            .read_to_end(&mut raw)
+            .map_err(|e| anyhow::anyhow!("{what}: not a gzip-compressed line-pattern table ({e})"))?;
+        LinePatternWeights::from_bytes(&raw, what)
+    }
+
+    /// The table file's bytes; with `table_i16`, the table tensor is those i16 values (which
+    /// must be this table divided by the scale) and the metadata carry `table_scale`.
+    fn serialise(&self, table_i16: Option<(&[i16], f32)>) -> Result<Vec<u8>> {
         self.validate()?;
-        let bytes: Vec<(&'static str, Vec<u8>, Vec<usize>)> = self
-            .tensors()
-            .into_iter()
-            .map(|(n, d, s)| (n, d.iter().flat_map(|v| v.to_le_bytes()).collect(), s))
-            .collect();
+        let mut bytes: Vec<(&'static str, safetensors::Dtype, Vec<u8>, Vec<usize>)> = Vec::new();
+        for (n, d, s) in self.tensors() {
+            match table_i16 {
+                // The i16 steps as two byte planes, high then low: the high bytes of a table whose
+                // values cluster near zero compress well, which interleaved bytes do not.
+                Some((q, _)) if n == "table" => {
+                    bytes.push((
+                        "table_hi",
+                        safetensors::Dtype::I8,
+                        q.iter().map(|v| v.to_le_bytes()[1]).collect(),
+                        s.clone(),
+                    ));
+                    bytes.push(("table_lo", safetensors::Dtype::U8, q.iter().map(|v| v.to_le_bytes()[0]).collect(), s));
+                }
+                _ => bytes.push((n, safetensors::Dtype::F32, d.iter().flat_map(|v| v.to_le_bytes()).collect(), s)),
+            }
+        }
         let views = bytes
             .iter()
-            .map(|(n, b, s)| Ok((*n, safetensors::tensor::TensorView::new(safetensors::Dtype::F32, s.clone(), b)?)))
+            .map(|(n, t, b, s)| Ok((*n, safetensors::tensor::TensorView::new(*t, s.clone(), b)?)))
             .collect::<Result<Vec<_>, safetensors::SafeTensorError>>()
             .map_err(|e| anyhow::anyhow!("{e:?}"))?;
-        let meta: HashMap<String, String> = [
+        let mut meta: HashMap<String, String> = [
             ("format", TABLE_FORMAT.to_string()),
             ("version", TABLE_VERSION.to_string()),
             ("features", self.features.to_string()),
@@ -137,6 +189,9 @@ impl LinePatternWeights {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
+        if let Some((_, scale)) = table_i16 {
+            meta.insert("table_scale".into(), format!("{scale:e}"));
+        }
         safetensors::serialize(views, &Some(meta))
             .map_err(|e| anyhow::anyhow!("serialising the line-pattern table: {e:?}"))
     }
@@ -189,7 +244,22 @@ impl LinePatternWeights {
             ensure!(t.dtype() == safetensors::Dtype::F32, "{what}: tensor '{name}' is not f32");
             Ok(t.data().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
         };
-        w.table = read("table")?;
+        // The compact form stores the table as i16 steps of `table_scale` in two byte planes.
+        w.table = match meta.get("table_scale") {
+            None => read("table")?,
+            Some(scale) => {
+                let scale: f32 =
+                    scale.parse().with_context(|| format!("{what}: metadata 'table_scale' is not a number"))?;
+                let plane = |name: &str, dtype: safetensors::Dtype| -> Result<Vec<u8>> {
+                    let t = st.tensor(name).map_err(|e| anyhow::anyhow!("{what}: tensor '{name}' missing ({e:?})"))?;
+                    ensure!(t.dtype() == dtype, "{what}: tensor '{name}' is not {dtype:?}");
+                    Ok(t.data().to_vec())
+                };
+                let (hi, lo) = (plane("table_hi", safetensors::Dtype::I8)?, plane("table_lo", safetensors::Dtype::U8)?);
+                ensure!(hi.len() == lo.len(), "{what}: the table's byte planes differ in length");
+                hi.iter().zip(&lo).map(|(&h, &l)| i16::from_le_bytes([l, h]) as f32 * scale).collect()
+            }
+        };
         w.point_embed = read("point_embed")?;
         w.global_w = read("global_w")?;
         w.global_b = read("global_b")?;
@@ -255,6 +325,32 @@ pub fn random_weights(size: usize, f: usize, h: usize, seed: u64) -> LinePattern
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_compact_form_reads_back_as_the_i16_rounded_weights() {
+        let mut w = random_weights(9, 4, 5, 3);
+        // A wide range, so that both byte planes of the i16 steps carry information.
+        w.table.iter_mut().enumerate().for_each(|(k, v)| *v *= 1.0 + (k % 97) as f32);
+        let (rounded, q, scale) = w.quantised();
+        let max = w.table.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        assert_eq!(scale, max / 32_767.0);
+        assert!(q.iter().any(|&v| v < -256) && q.iter().any(|&v| v > 256));
+        for (k, (&v, &r)) in w.table.iter().zip(&rounded.table).enumerate() {
+            // Half a step, and the f32 rounding of `q * scale`.
+            let slack = scale / 2.0 + 4.0 * f32::EPSILON * v.abs();
+            assert!((v - r).abs() <= slack, "pattern value {k}: {v} rounds to {r}");
+            assert_eq!(r, q[k] as f32 * scale);
+        }
+        assert_eq!(rounded.point_embed, w.point_embed, "only the table is rounded");
+        let bytes = w.to_compact_bytes().unwrap();
+        assert_eq!(LinePatternWeights::from_compact_bytes(&bytes, "c").unwrap(), rounded);
+        // Not gzip, and gzip of something else, are errors naming the source.
+        let e = LinePatternWeights::from_compact_bytes(b"plain", "c").unwrap_err().to_string();
+        assert!(e.starts_with("c: not a gzip-compressed"), "{e}");
+        let mut cut = bytes.clone();
+        cut.truncate(bytes.len() / 2);
+        assert!(LinePatternWeights::from_compact_bytes(&cut, "c").is_err());
+    }
 
     #[test]
     fn table_file_round_trip_and_corruption_is_caught() {
