@@ -67,6 +67,9 @@ enum Command {
     /// An analysis engine on stdin/stdout: one JSON query per line, JSON answers with the
     /// candidates, values, principal variations, Black's forbidden points and VCF lines.
     Analyze(cmd::analyze::AnalyzeArgs),
+    /// A board in the browser: play the AI under any rule and opening protocol, analyse
+    /// positions, replay and follow runs (http://127.0.0.1:8080/ by default).
+    Serve(cmd::serve::ServeArgs),
 }
 
 // The arguments of a command that needs libtorch, in a build without it: taken as they come,
@@ -131,6 +134,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Games(args) => cmd::games::run(args),
         Command::Openings(args) => cmd::openings::run(args),
         Command::Gomocup(args) => cmd::gomocup::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
         Command::Analyze(args) => cmd::analyze::run(args),
     }
 }

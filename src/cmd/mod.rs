@@ -15,6 +15,7 @@ pub mod progress;
 pub mod rules;
 #[cfg(feature = "torch")]
 pub mod selfplay;
+pub mod serve;
 #[cfg(feature = "torch")]
 pub mod train;
 
