@@ -359,7 +359,9 @@ fn training_curve(path: &Path) -> Option<Value> {
         .map(|(_, g)| {
             COLUMNS
                 .iter()
-                .map(|c| g.get(*c).or_else(|| g.get("selfplay").and_then(|s| s.get(*c))).cloned().unwrap_or(Value::Null))
+                .map(|c| {
+                    g.get(*c).or_else(|| g.get("selfplay").and_then(|s| s.get(*c))).cloned().unwrap_or(Value::Null)
+                })
                 .collect()
         })
         .collect();
@@ -437,7 +439,10 @@ fn info_json(cfg: &ServeConfig) -> Value {
     json!({
         "model": cfg.model,
         "rules": ["renju", "standard", "freestyle"],
-        "protocols": ["rif", "free", "free-centre", "swap1", "swap2", "soosorv", "taraguchi", "fifth-n", "lianhuan", "black-sets"],
+        "protocols": [
+            "rif", "free", "free-centre", "swap1", "swap2", "soosorv:8", "soosorv", "taraguchi:10", "taraguchi",
+            "fifth-n", "designated", "designated:any,swap", "lianhuan", "black-sets"
+        ],
         "defaultRule": "renju",
         "defaultProtocol": "rif",
         "size": 15,
