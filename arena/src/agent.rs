@@ -212,6 +212,18 @@ impl MctsAgent {
         MctsAgent::with_evaluators(vec![eval], settings)
     }
 
+    /// An agent searching with [`SearchSettings::threads`] threads, each with its own evaluator
+    /// built from `spec`.
+    pub fn per_thread(
+        spec: &renju_selfplay::eval::EvaluatorSpec,
+        size: usize,
+        loader: &renju_selfplay::eval::EvaluatorLoader,
+        settings: SearchSettings,
+    ) -> Result<MctsAgent> {
+        let evals = (0..settings.threads.max(1)).map(|_| spec.build(size, loader)).collect::<Result<_>>()?;
+        Ok(MctsAgent::with_evaluators(evals, settings))
+    }
+
     /// An agent searching with up to `evals.len()` threads, one evaluator each (at least one;
     /// [`SearchSettings::threads`] says how many are used).
     ///

@@ -5,7 +5,8 @@
 //! unless the spec has a match clock),
 //! `INFO rule` (1 = exactly five, 4 = renju, 0 = freestyle) and, when its [`EngineSpec`] has
 //! them, `INFO max_node N` and `INFO max_depth D` (Yixin-Board extensions of the protocol, which
-//! Rapfi honours: at most N nodes searched, at most D plies deep, per move); per move, with a
+//! Rapfi honours: at most N nodes searched, at most D plies deep, per move) and `INFO thread_num T`
+//! (search threads); per move, with a
 //! match clock, `INFO time_left` (the clock's remaining milliseconds), then `BEGIN`
 //! on an empty board, otherwise the whole position as `BOARD` … `DONE` (stones in move order, field 1 = the
 //! engine's own, 2 = the opponent's). The answer is the first line of the form `x,y`;
@@ -49,6 +50,8 @@ pub struct EngineSpec {
     /// Time for the whole game (`INFO timeout_match`, with `INFO time_left` before each move),
     /// when the engine plays on a match clock.
     pub match_time: Option<Duration>,
+    /// Search threads (`INFO thread_num`), when set; otherwise the engine's own default.
+    pub threads: Option<u64>,
 }
 
 impl EngineSpec {
@@ -71,6 +74,9 @@ impl EngineSpec {
         if let Some(m) = self.match_time {
             words.push(format!("match={}", m.as_secs_f64()));
         }
+        if let Some(t) = self.threads {
+            words.push(format!("threads={t}"));
+        }
         words.join(" ")
     }
 
@@ -87,6 +93,9 @@ impl EngineSpec {
         }
         if let Some(d) = self.depth {
             s += &format!("INFO max_depth {d}\n");
+        }
+        if let Some(t) = self.threads {
+            s += &format!("INFO thread_num {t}\n");
         }
         s
     }
@@ -268,6 +277,7 @@ mod tests {
             nodes: Some(16000),
             depth: Some(9),
             match_time: None,
+            threads: Some(2),
         };
         let mut agent = EngineAgent::spawn(&spec, 15, Rule::Renju).unwrap();
         agent.new_game(0).unwrap();
@@ -275,11 +285,12 @@ mod tests {
         let got = std::fs::read_to_string(&log).unwrap();
         assert_eq!(
             got,
-            "START 15\nINFO timeout_turn 1500\nINFO timeout_match 0\nINFO rule 4\nINFO max_node 16000\nINFO max_depth 9\nEND\n"
+            "START 15\nINFO timeout_turn 1500\nINFO timeout_match 0\nINFO rule 4\nINFO max_node 16000\nINFO max_depth 9\nINFO thread_num 2\nEND\n"
         );
-        assert_eq!(spec.budget(), "nodes=16000 depth=9 time=1.5");
-        let plain = EngineSpec { nodes: None, depth: None, time: Duration::from_secs(5), ..spec };
+        assert_eq!(spec.budget(), "nodes=16000 depth=9 time=1.5 threads=2");
+        let plain = EngineSpec { nodes: None, depth: None, threads: None, time: Duration::from_secs(5), ..spec };
         assert!(!plain.info_lines(Rule::Standard).contains("max_"), "no budget, no max_ lines");
+        assert!(!plain.info_lines(Rule::Standard).contains("thread_num"), "the engine's own thread count");
         assert!(plain.info_lines(Rule::Standard).contains("INFO rule 1\n"));
     }
 
@@ -298,6 +309,7 @@ mod tests {
             nodes: None,
             depth: None,
             match_time: Some(Duration::from_secs(1)),
+            threads: None,
         };
         assert_eq!(spec.budget(), "time=5 match=1");
         let g = Game::new(15, Rule::Renju, renju_rules::Protocol::Free { centre: false }, None).unwrap();
@@ -328,6 +340,7 @@ mod tests {
                 nodes: None,
                 depth: None,
                 match_time: None,
+                threads: None,
             };
             EngineAgent::spawn(&spec, 15, Rule::Renju).unwrap()
         };

@@ -32,14 +32,16 @@ pub enum PlayerKind {
 /// `engine:"CMD ARGS"` (the command is split like a shell would, see the `shlex` crate; quotes
 /// are needed when it contains commas). Keys for search players: `playouts=N`, `time=SECONDS`,
 /// `batch=B`, `explore=K`, `cpuct=C`, `algorithm=puct|gumbel`, `vcf_nodes=N` (the VCF check at node
-/// expansion with N solver nodes per call, `SearchConfig::vcf_nodes`; default 0, off),
+/// expansion with N solver nodes per call, `SearchConfig::vcf_nodes`; default 0, off), `vct_nodes=N`
+/// and `vct_visits=V` (the VCT check of a node with V visits, `SearchConfig::vct_nodes`; default 0,
+/// off),
 /// `inputs=full|stones` (`stones`: the network sees ordinary placements as an engine that knows
 /// only the stones gives them, [`StonesOnlyEvaluator`]; default `full`); for
 /// engines: `nodes=N` (nodes per move, `INFO max_node`), `depth=D` (search depth per move,
 /// `INFO max_depth`) and `time=SECONDS` (`INFO timeout_turn`; default
 /// [`EngineSpec::default_time`]: 5, or 60 with `nodes` or `depth`), `match=SECONDS` (a match
 /// clock for each game: `INFO timeout_match`, `INFO time_left`; the engine loses a game whose
-/// clock runs out). With neither `playouts` nor
+/// clock runs out), `threads=T` (`INFO thread_num`). With neither `playouts` nor
 /// `time` a search player uses 200 playouts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayerSpec {
@@ -102,7 +104,7 @@ impl PlayerSpec {
             let command =
                 shlex::split(cmd).with_context(|| format!("player {name}: cannot split engine command '{cmd}'"))?;
             ensure!(!command.is_empty(), "player {name}: the engine command is empty");
-            let (mut time, mut nodes, mut depth, mut match_time) = (None, None, None, None);
+            let (mut time, mut nodes, mut depth, mut match_time, mut threads) = (None, None, None, None, None);
             for (k, v) in &opts {
                 match k.as_str() {
                     "time" => {
@@ -117,13 +119,14 @@ impl PlayerSpec {
                     }
                     "nodes" => nodes = Some(whole(k, v)?),
                     "depth" => depth = Some(whole(k, v)?),
+                    "threads" => threads = Some(whole(k, v)?),
                     other => bail!(
-                        "player {name}: unknown engine option '{other}' (engines take nodes=N, depth=D, time=SECONDS, match=SECONDS)"
+                        "player {name}: unknown engine option '{other}' (engines take nodes=N, depth=D, time=SECONDS, match=SECONDS, threads=T)"
                     ),
                 }
             }
             let time = time.unwrap_or_else(|| EngineSpec::default_time(nodes, depth));
-            PlayerKind::Engine(EngineSpec { command, time, nodes, depth, match_time })
+            PlayerKind::Engine(EngineSpec { command, time, nodes, depth, match_time, threads })
         } else {
             let eval = match kind_text.as_str() {
                 k if k == "uniform" || k == "heuristic" || k == "shipped" || k.starts_with("model:") => {
@@ -156,9 +159,15 @@ impl PlayerSpec {
                         ensure!(n.fract() == 0.0, "player {name}: vcf_nodes={v} must be a whole number of nodes");
                         s.config.vcf_nodes = n as u64;
                     }
+                    "vct_nodes" => {
+                        let n = num(k, v)?;
+                        ensure!(n.fract() == 0.0, "player {name}: vct_nodes={v} must be a whole number of nodes");
+                        s.config.vct_nodes = n as u64;
+                    }
+                    "vct_visits" => s.config.vct_visits = whole(k, v)? as u32,
                     other => bail!(
                         "player {name}: unknown option '{other}' (search players take playouts, time, batch, threads, explore, \
-                         cpuct, algorithm, vcf_nodes, inputs)"
+                         cpuct, algorithm, vcf_nodes, vct_nodes, vct_visits, inputs)"
                     ),
                 }
             }
@@ -238,6 +247,7 @@ mod tests {
                 nodes: None,
                 depth: None,
                 match_time: None,
+                threads: None,
             })
         );
         let p = PlayerSpec::parse_named(r#"r=engine:"engines/rapfi/pbrain-rapfi",nodes=16000,depth=12"#).unwrap();
@@ -249,6 +259,7 @@ mod tests {
                 nodes: Some(16000),
                 depth: Some(12),
                 match_time: None,
+                threads: None,
             }),
             "a node or depth budget makes the time a 60 s guard"
         );
@@ -256,6 +267,10 @@ mod tests {
             PlayerKind::Engine(e) => {
                 assert_eq!((e.time, e.match_time), (Duration::from_millis(500), Some(Duration::from_secs(10))))
             }
+            k => panic!("{k:?}"),
+        }
+        match PlayerSpec::parse_named("r=engine:pbrain-x,time=0.2,threads=2").unwrap().kind {
+            PlayerKind::Engine(e) => assert_eq!((e.time, e.threads), (Duration::from_millis(200), Some(2))),
             k => panic!("{k:?}"),
         }
         match PlayerSpec::parse_named("r=engine:pbrain-x,time=0.5,nodes=1000").unwrap().kind {

@@ -128,6 +128,17 @@ fn bench(c: &mut Criterion) {
         t_on.as_secs_f64() * 1e3,
         (t_on.as_secs_f64() - t_off.as_secs_f64() * l_on as f64 / l_off.max(1) as f64) * 1e6 / l_on.max(1) as f64
     );
+    // The VCT check on top of it (SearchConfig::vct_nodes = 200), asked at expansion and at a
+    // node's 8th visit: the extra time per playout against the VCF check alone.
+    for vct_visits in [0, 8] {
+        let cfg = SearchConfig { vcf_nodes: 200, vct_nodes: 200, vct_visits, ..SearchConfig::default() };
+        let (t_vct, p_vct, l_vct) = time(&cfg);
+        println!(
+            "vct check: vcf_nodes=200 vct_nodes=200 vct_visits={vct_visits} {:.1} ms ({l_vct} leaves, {p_vct} playouts): {:.2} us per playout more than the VCF check",
+            t_vct.as_secs_f64() * 1e3,
+            (t_vct.as_secs_f64() - t_on.as_secs_f64()) * 1e6 / p_vct.max(1) as f64
+        );
+    }
 
     // Cost of encoder version 3's VCF planes (two solver calls of VCF_PLANE_NODES per position,
     // `encode::planes_for_version(3, ..)`, as a version-3 model pays at every evaluation and the

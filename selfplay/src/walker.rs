@@ -11,8 +11,14 @@ use crate::action::{action_from_index, action_index};
 use crate::encode::{encode, encode_zeroed_planes, EncodeInput};
 use renju_rules::board::DIRS;
 use renju_rules::vcf::{refutations, vcf, Defence, Limits, Vcf};
+use renju_rules::vct::{vct_with_options, Options as VctOptions, Vct};
 use renju_rules::{Action, Board, Color, DecisionKind, Game, Player, Point, PointSet, Rule, Verdict};
 
+/// Most attacker threats on one branch of the search's VCT check ([`FastWalker::mover_has_vct`]):
+/// a small budget is better spent on the short proofs than on deep lines it cannot finish.
+pub const VCT_CHECK_DEPTH: u32 = 6;
+/// The VCF shortcut's budget at each attacker node of the search's VCT check.
+pub const VCT_CHECK_VCF_NODES: u64 = 50;
 /// What expanding a position gives.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Expansion {
@@ -269,6 +275,13 @@ impl FastWalker {
             }
         }
         Expansion::NeedsEval
+    }
+
+    /// Whether the mover has a VCT here that the solver proves within `nodes` (attacker threats
+    /// tried, its VCF shortcut's moves included), at most [`VCT_CHECK_DEPTH`] threats deep.
+    pub fn mover_has_vct(&self, nodes: u64) -> bool {
+        let options = VctOptions { max_depth: VCT_CHECK_DEPTH, vcf_nodes: VCT_CHECK_VCF_NODES };
+        matches!(vct_with_options(&self.board, self.to_move(), &Limits::nodes(nodes), &options).0, Vct::Win { .. })
     }
 
     /// Encode the current position.

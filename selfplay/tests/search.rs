@@ -264,3 +264,83 @@ fn an_opponent_vcf_restricts_the_root_to_its_refutations() {
     assert_eq!(got, want);
     assert!(got.contains(&action_index(Action::Place(Point::new(5, 9)), 15)), "f10 refutes");
 }
+
+/// Black's VCT without a VCF of rules/tests/vct_positions.rs (`black_has_a_vct_but_no_vcf`):
+/// the column three h5 h6 h7 capped by White's h8, e4, and the pair d6 e5; Black wins with
+/// f4 (a three), h4 (a four-three), g4. White's quiet stones on row 15 fix the side to move.
+const VCT_BLACK: [(u8, u8); 6] = [(7, 4), (7, 5), (7, 6), (4, 3), (3, 5), (4, 4)];
+const VCT_WHITE: [(u8, u8); 3] = [(7, 7), (8, 6), (6, 5)];
+const ROW_15: [(u8, u8); 3] = [(0, 14), (4, 14), (8, 14)];
+
+fn vct_search(g: &Game, vct_nodes: u64, vct_visits: u32, visits: u32) -> Mcts {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let cfg = SearchConfig { vcf_nodes: 1_000, vct_nodes, vct_visits, solver: true, ..SearchConfig::default() };
+    let mut m = Mcts::new(g, cfg);
+    let mut eval = UniformEvaluator::new(15);
+    search_with(&mut m, visits, 8, &mut rng, |p, gl, n| eval.evaluate(p, gl, n)).unwrap();
+    m
+}
+
+fn black_vct(g: &Game) -> renju_rules::vct::Vct {
+    renju_rules::vct::vct(g.board(), Color::Black, &renju_rules::vcf::Limits::nodes(1_000_000))
+}
+
+/// The VCT shape with White to move (two quiet stones on row 15): most White moves leave
+/// Black's VCT standing.
+fn white_facing_a_vct() -> Game {
+    let mut white = VCT_WHITE.to_vec();
+    white.extend_from_slice(&ROW_15[..2]);
+    let g = game_with(Rule::Renju, &VCT_BLACK, &white);
+    assert_eq!(g.next_color(), Color::White);
+    let none = renju_rules::vcf::vcf(g.board(), Color::Black, &renju_rules::vcf::Limits::nodes(1_000_000));
+    assert_eq!(none, renju_rules::vcf::Vcf::NoWin, "the VCF check alone proves nothing here");
+    assert!(matches!(black_vct(&g), renju_rules::vct::Vct::Win { .. }));
+    g
+}
+
+#[test]
+fn moves_that_leave_the_opponent_a_vct_are_proven_losses() {
+    // Asked at expansion (`vct_visits = 0`), the check proves the White moves that leave the
+    // VCT lost at their one visit. Children proven with more visits were proven deeper in the
+    // tree (a quiet black move with two VCF threats, say), which is not the check's doing.
+    let g = white_facing_a_vct();
+    let m = vct_search(&g, 500, 0, 1_000);
+    let shallow = renju_rules::vct::Options { max_depth: 3, vcf_nodes: 0 };
+    let (mut at_expansion, mut visited) = (0, 0);
+    for &(a, n, q) in &m.root_child_values() {
+        let mut after = g.clone();
+        after.apply(action_from_index(a, 15).unwrap()).unwrap();
+        let limits = renju_rules::vcf::Limits::nodes(1_000_000);
+        let easy = renju_rules::vct::vct_with_options(after.board(), Color::Black, &limits, &shallow).0;
+        if n > 0 {
+            visited += 1;
+            if matches!(easy, renju_rules::vct::Vct::Win { .. }) {
+                assert_eq!(q, -1.0, "{a}: Black's VCT of three threats stands, yet the child is not proven lost");
+            }
+        }
+        if q == -1.0 && n == 1 {
+            at_expansion += 1;
+            assert!(matches!(black_vct(&after), renju_rules::vct::Vct::Win { .. }), "{a}: proven lost without a VCT");
+        }
+    }
+    assert!(visited > 150 && at_expansion > 100, "{visited} children visited, {at_expansion} proven at expansion");
+    let lost: Vec<usize> = m.root_child_values().iter().filter(|c| c.2 == -1.0).map(|c| c.0).collect();
+    let choices = m.root_choices();
+    assert!(!choices.is_empty() && choices.iter().all(|c| !lost.contains(&c.0)), "the choice avoids proven losses");
+    assert!(m.root_proven().is_none(), "some moves refute the VCT");
+    // Without the VCT check no child is proven at its expansion (Black has no VCF).
+    let off = vct_search(&g, 0, 0, 1_000);
+    assert!(off.root_child_values().iter().all(|c| c.2 != -1.0 || c.1 > 1));
+}
+
+#[test]
+fn the_vct_check_waits_for_its_visits() {
+    // 150 playouts over about 200 children: no child reaches 4 visits, so with
+    // `vct_visits = 4` the check never asks and nothing is proven; at expansion it proves many.
+    let g = white_facing_a_vct();
+    let proven = |m: &Mcts| m.root_child_values().iter().filter(|c| c.2 == -1.0).count();
+    let waiting = vct_search(&g, 500, 4, 150);
+    assert!(waiting.root_child_values().iter().all(|c| c.1 < 4));
+    assert_eq!(proven(&waiting), 0);
+    assert!(proven(&vct_search(&g, 500, 0, 150)) > 50);
+}

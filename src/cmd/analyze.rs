@@ -38,6 +38,13 @@ pub struct EngineArgs {
     /// VCF check at each node expansion of the search: solver nodes per call (0 = off).
     #[arg(long, default_value_t = SearchConfig::default().vcf_nodes)]
     pub vcf_nodes: u64,
+    /// VCT check (fours and threes) in the search: the mover's VCT is asked once at each node
+    /// that reaches --vct-visits visits; solver nodes per call (0 = off).
+    #[arg(long, default_value_t = SearchConfig::default().vct_nodes)]
+    pub vct_nodes: u64,
+    /// Visits a node has before the VCT check asks (0: at its expansion).
+    #[arg(long, default_value_t = SearchConfig::default().vct_visits)]
+    pub vct_visits: u32,
 }
 
 /// Arguments of `renju-zero analyze`.
@@ -51,16 +58,7 @@ impl EngineArgs {
     /// The evaluator spec (`shipped` when no model is given, said on stderr by `command`),
     /// checked to be playable now rather than at the first query.
     pub fn spec(&self, command: &str) -> Result<EvaluatorSpec> {
-        let model = match &self.model {
-            Some(m) => m.clone(),
-            None => {
-                renju_zero::pipeline::say(&format!(
-                    "{command}: no --model given; using the shipped model ({})",
-                    renju_selfplay::linepattern::shipped::SHIPPED_SUMMARY.trim()
-                ));
-                "shipped".into()
-            }
-        };
+        let model = crate::cmd::model_or_shipped(self.model.as_deref(), command);
         let spec = EvaluatorSpec::parse(&model)?;
         if let EvaluatorSpec::Model(dir) = &spec {
             check_playable(dir)?;
@@ -75,13 +73,16 @@ impl EngineArgs {
         anyhow::ensure!(self.threads != Some(0), "--threads must be at least 1");
         let threads = self.threads.unwrap_or_else(crate::cmd::arena::default_threads);
         let load_model = evaluator_loader(DeviceChoice::Auto);
-        let config = SearchConfig { vcf_nodes: self.vcf_nodes, ..SearchConfig::default() };
+        let config = SearchConfig {
+            vcf_nodes: self.vcf_nodes,
+            vct_nodes: self.vct_nodes,
+            vct_visits: self.vct_visits,
+            ..SearchConfig::default()
+        };
         let batch = self.batch.max(1);
         let factory: AgentFactory = Box::new(move |size: usize| -> Result<MctsAgent> {
-            // One evaluator per search thread.
-            let evals = (0..threads).map(|_| spec.build(size, &load_model)).collect::<Result<_>>()?;
             let settings = SearchSettings { batch, config: config.clone(), threads, ..Default::default() };
-            Ok(MctsAgent::with_evaluators(evals, settings))
+            MctsAgent::per_thread(&spec, size, &load_model, settings)
         });
         let opts = AnalysisOptions {
             visits: self.visits,

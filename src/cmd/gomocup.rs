@@ -49,6 +49,13 @@ pub struct GomocupArgs {
     /// VCF check at each node expansion of the search: solver nodes per call (0 = off).
     #[arg(long, default_value_t = SearchConfig::default().vcf_nodes)]
     pub vcf_nodes: u64,
+    /// VCT check (fours and threes) in the search: the mover's VCT is asked once at each node
+    /// that reaches --vct-visits visits; solver nodes per call (0 = off).
+    #[arg(long, default_value_t = SearchConfig::default().vct_nodes)]
+    pub vct_nodes: u64,
+    /// Visits a node has before the VCT check asks (0: at its expansion).
+    #[arg(long, default_value_t = SearchConfig::default().vct_visits)]
+    pub vct_visits: u32,
     /// Start every move from an empty tree instead of keeping the subtree of the moves played
     /// (for measuring what tree reuse brings).
     #[arg(long)]
@@ -77,7 +84,14 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
     let load_model = evaluator_loader(DeviceChoice::Auto);
     let batch = args.batch.max(1);
     let algorithm: SearchAlgorithm = args.algorithm.parse().context("--algorithm")?;
-    let config = SearchConfig { algorithm, vcf_nodes: args.vcf_nodes, solver: true, ..SearchConfig::default() };
+    let config = SearchConfig {
+        algorithm,
+        vcf_nodes: args.vcf_nodes,
+        vct_nodes: args.vct_nodes,
+        vct_visits: args.vct_visits,
+        solver: true,
+        ..SearchConfig::default()
+    };
     let reuse_tree = !args.no_tree_reuse;
     anyhow::ensure!(args.threads != Some(0), "--threads must be at least 1");
     let threads = args.threads.unwrap_or_else(crate::cmd::arena::default_threads);
@@ -92,10 +106,8 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
             }
             s => s.clone(),
         };
-        // One evaluator per search thread.
-        let evals = (0..threads).map(|_| spec.build(size, &load_model)).collect::<Result<_>>()?;
         let settings = SearchSettings { batch, config: config.clone(), reuse_tree, threads, ..Default::default() };
-        Ok(Box::new(MctsAgent::with_evaluators(evals, settings)))
+        Ok(Box::new(MctsAgent::per_thread(&spec, size, &load_model, settings)?))
     });
     let opts = BrainOptions {
         default_turn: Duration::from_secs_f64(args.time),

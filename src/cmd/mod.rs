@@ -19,6 +19,21 @@ pub mod serve;
 #[cfg(feature = "torch")]
 pub mod train;
 
+/// `--model` as given, or `shipped` (the model built into the binary) when none is, which
+/// `command` says on stderr.
+pub fn model_or_shipped(model: Option<&str>, command: &str) -> String {
+    match model {
+        Some(m) => m.to_string(),
+        None => {
+            renju_zero::pipeline::say(&format!(
+                "{command}: no --model given; using the shipped model ({})",
+                renju_selfplay::linepattern::shipped::SHIPPED_SUMMARY.trim()
+            ));
+            "shipped".into()
+        }
+    }
+}
+
 /// The answer of a command that needs libtorch in a build without the `torch` feature.
 #[cfg(not(feature = "torch"))]
 pub fn needs_torch(command: &str) -> anyhow::Result<i32> {

@@ -60,6 +60,8 @@ pub const KEYS: &[(&str, &str)] = &[
     ("selfplay.search.gumbel_c_visit", "gumbel: c_visit of the value transform (paper: 50)"),
     ("selfplay.search.gumbel_c_scale", "gumbel: c_scale of the value transform (paper: 1)"),
     ("selfplay.search.vcf_nodes", "VCF check at node expansion: solver node budget per call (0 = off)"),
+    ("selfplay.search.vct_nodes", "VCT check of the mover at a node with vct_visits visits: solver node budget per call (0 = off)"),
+    ("selfplay.search.vct_visits", "visits a node has before the VCT check asks (0 = at its expansion)"),
     ("selfplay.search.solver", "MCTS-solver: proven wins and losses propagate up the tree"),
     ("server.max_batch", "largest evaluation batch, positions"),
     ("server.max_wait_us", "longest wait for a batch to fill, microseconds"),

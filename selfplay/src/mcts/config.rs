@@ -36,6 +36,16 @@ pub struct SearchConfig {
     /// child); an opponent VCF whose refutations the same budget proves restricts the children
     /// to them (none: an exact loss). Default 0 (off).
     pub vcf_nodes: u64,
+    /// VCT check in plain play (with `shortcuts`): when a playout reaches a node (not the root)
+    /// that has `vct_visits` visits, the mover's VCT is asked once (`renju_rules::vct`, this
+    /// node budget, nodes = attacker threats tried with its VCF shortcut's moves); a proven VCT
+    /// makes the node an exact win for its mover, which the solver propagates. 0 turns it off.
+    /// Default 0 (off).
+    pub vct_nodes: u64,
+    /// Visits a node has before the VCT check asks its question (0: at its expansion, before
+    /// the evaluation). A call costs about as much as ten evaluations at a few hundred nodes,
+    /// so the busier nodes are the ones worth it. Default 8.
+    pub vct_visits: u32,
     /// MCTS-solver (Winands, Björnsson, Saito 2008): proven wins and losses (terminal positions,
     /// the shortcuts' and the VCF check's results) propagate up the tree: a node is a proven win
     /// for its decider when a child is, a proven loss when every live child is a proven win for
@@ -60,6 +70,8 @@ impl Default for SearchConfig {
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
             vcf_nodes: 0,
+            vct_nodes: 0,
+            vct_visits: 8,
             solver: false,
         }
     }

@@ -19,7 +19,8 @@
 //!   five is a win, one facing two opponent fives a loss, one facing a single five has that block
 //!   as its only child. Optionally (`vcf_nodes`) a budgeted VCF check of both sides
 //!   (`renju_rules::vcf`) at expansion: a proven win is exact, a proven threat leaves only its
-//!   refutations.
+//!   refutations. Optionally (`vct_nodes`) a budgeted VCT check of the mover
+//!   (`renju_rules::vct`) once a node has `vct_visits` visits: a proven VCT is an exact win.
 //! - Dirichlet noise at the root (AlphaZero: `P = (1 - eps) P + eps Dir(alpha)`), tree reuse
 //!   between moves ([`Mcts::advance`]).
 //!

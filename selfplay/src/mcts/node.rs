@@ -30,6 +30,9 @@ pub(super) const F_TAIL_UNSORTED: u8 = 4;
 /// loss, a child that wins for the node's decider, or every live child winning for the
 /// opponent).
 pub(super) const F_PROVEN: u8 = 8;
+/// Set on a node once the VCT check ([`crate::mcts::SearchConfig::vct_nodes`]) has asked its
+/// question there (whatever the answer: it is asked once).
+pub(super) const F_VCT_ASKED: u8 = 16;
 /// Children sorted at expansion; most nodes are visited a few times, so sorting all ~200 (a
 /// sixth of a self-play thread's time, measured) is mostly wasted.
 pub(super) const SORTED_PREFIX: usize = 16;

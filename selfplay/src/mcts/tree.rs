@@ -6,8 +6,8 @@
 use super::config::SearchConfig;
 use super::gumbel::GumbelSearch;
 use super::node::{
-    by_prior, sign, sort_tail, ChildSorter, Node, NodeState, F_CHECKED, F_PROVEN, F_PRUNED, F_TAIL_UNSORTED, NONE,
-    SORTED_PREFIX,
+    by_prior, sign, sort_tail, ChildSorter, Node, NodeState, F_CHECKED, F_PROVEN, F_PRUNED, F_TAIL_UNSORTED,
+    F_VCT_ASKED, NONE, SORTED_PREFIX,
 };
 use crate::action::{action_index, action_space_size};
 use crate::encode::{NUM_GLOBALS, NUM_PLANES};
@@ -102,6 +102,8 @@ pub struct SearchStats {
     pub evaluations: u64,
     /// Playouts abandoned because they reached a leaf already awaiting evaluation.
     pub collisions: u64,
+    /// Nodes the VCT check proved won for their mover.
+    pub vct_wins: u64,
 }
 
 /// One search tree over a [`Game`], reusable across moves.
@@ -324,6 +326,18 @@ impl Mcts {
         let mut depth = 0usize;
         loop {
             let nd = self.nodes[node as usize];
+            if depth > 0
+                && self.cfg.vct_nodes > 0
+                && self.cfg.shortcuts
+                && nd.flags & (F_VCT_ASKED | F_PROVEN) == 0
+                && nd.n >= self.cfg.vct_visits
+                && matches!(nd.state, Leaf | Expanded)
+            {
+                if let Some(v) = self.vct_check(node) {
+                    self.backup_direct(v);
+                    return PlayoutEnd::Done;
+                }
+            }
             match nd.state {
                 Terminal => {
                     let v = nd.terminal;
@@ -405,6 +419,28 @@ impl Mcts {
                 }
             }
         }
+    }
+
+    /// The VCT check at `node`, where the walker stands (see
+    /// [`crate::mcts::SearchConfig::vct_nodes`]): asks once whether the mover has a VCT; with
+    /// one, makes the node an exact win for the mover (a leaf becomes terminal, an expanded
+    /// node proven) and returns that value from First's view.
+    fn vct_check(&mut self, node: u32) -> Option<f32> {
+        self.nodes[node as usize].flags |= F_VCT_ASKED;
+        let Walker::Fast(w) = &self.walker else { return None };
+        if !w.mover_has_vct(self.cfg.vct_nodes) {
+            return None;
+        }
+        let v = if w.decider() == Player::First { 1.0 } else { -1.0 };
+        let n = &mut self.nodes[node as usize];
+        if n.state == Leaf {
+            n.state = Terminal;
+        } else {
+            n.flags |= F_PROVEN;
+        }
+        n.terminal = v;
+        self.stats.vct_wins += 1;
+        Some(v)
     }
 
     /// Root legality repair: the root's children must be exactly the legal moves (policy targets
