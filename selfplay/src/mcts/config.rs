@@ -43,8 +43,8 @@ pub struct SearchConfig {
     /// Default 0 (off).
     pub vct_nodes: u64,
     /// Visits a node has before the VCT check asks its question (0: at its expansion, before
-    /// the evaluation). A call costs about as much as ten evaluations at a few hundred nodes,
-    /// so the busier nodes are the ones worth it. Default 8.
+    /// the evaluation). A call of a few hundred nodes costs a few playouts' time, so the busier
+    /// nodes are the ones worth it. Default 8.
     pub vct_visits: u32,
     /// MCTS-solver (Winands, Björnsson, Saito 2008): proven wins and losses (terminal positions,
     /// the shortcuts' and the VCF check's results) propagate up the tree: a node is a proven win
