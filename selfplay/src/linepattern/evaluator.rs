@@ -314,7 +314,7 @@ mod tests {
     #[test]
     fn specialised_kernels_equal_the_generic_loop_bit_for_bit() {
         let (planes, globals) = crate::encode::random_positions(40, 15, 0..=60, 9);
-        for f in [16, 32, 24, 5] {
+        for f in [16, 32, 64, 24, 5] {
             let net = LinePatternNet::new(random_weights(15, f, 8, f as u64)).unwrap();
             let a = action_space_size(15);
             for precision in [Precision::F32, Precision::I16] {
