@@ -3,10 +3,11 @@
 //! ```text
 //! cargo run --release -p renju-trainer --example bench_linepattern -- [--positions 4000]
 //!     [--resnet-positions 512] [--games 16] [--playouts 128] [--fast-playouts 32] [--repeat 1]
+//!     [--line-features 32]
 //! ```
 //!
 //! - Evaluator: positions/s of the table evaluator (`LinePatternEvaluator`, the `linepattern`
-//!   preset, F = 32) and of the tch `ModelEvaluator` with the `small` ResNet (6 x 64), both on
+//!   preset, F = 32 or `--line-features F`) and of the tch `ModelEvaluator` with the `small` ResNet (6 x 64), both on
 //!   15x15 renju midgames (30-60 stones from random RIF games), torch limited to one thread; the
 //!   table evaluator in requests of 16 positions (a self-play request), the ResNet in batches
 //!   of 256. Also the share of the table evaluation spent building pattern indices (what an
@@ -55,14 +56,10 @@ fn loadavg() -> String {
         .unwrap_or_default()
 }
 
-fn published(preset: &str) -> Result<(tempfile::TempDir, std::path::PathBuf)> {
+/// Generation 0 of `net` published into a temporary run: its models folder.
+fn published(net: NetConfig) -> Result<(tempfile::TempDir, std::path::PathBuf)> {
     let run = tempfile::tempdir()?;
-    let cfg = TrainerConfig {
-        net: NetConfig::preset(preset)?,
-        device: DeviceChoice::Cpu,
-        tensorboard: false,
-        ..Default::default()
-    };
+    let cfg = TrainerConfig { net, device: DeviceChoice::Cpu, tensorboard: false, ..Default::default() };
     Trainer::open_or_resume(&RunDir::new(run.path()), cfg)?; // publishes generation 0
     let models = run.path().join("models");
     Ok((run, models))
@@ -86,10 +83,12 @@ fn main() -> Result<()> {
     let pl = NUM_PLANES * SIZE * SIZE;
     let (planes, globals) = renju_selfplay::encode::random_positions(n.max(n_res), SIZE, 30..=60, 5);
 
-    let (_lp_run, lp_models) = published("linepattern")?;
+    let mut line_net = NetConfig::preset("linepattern")?;
+    line_net.line_features = arg("--line-features", "32").parse()?;
+    let (_lp_run, lp_models) = published(line_net)?;
     let net = load_line_table(&lp_models)?;
     let mut table = net.evaluator();
-    let (_res_run, res_models) = published("small")?;
+    let (_res_run, res_models) = published(NetConfig::preset("small")?)?;
     let mut resnet = ModelEvaluator::load(&res_models, tch::Device::Cpu)?;
 
     // Table evaluator, requests of 16: the portable kernel, then the default (AVX2 where the CPU has it).
