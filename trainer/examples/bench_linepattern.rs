@@ -7,11 +7,12 @@
 //! ```
 //!
 //! - Evaluator: positions/s of the table evaluator (`LinePatternEvaluator`, the `linepattern`
-//!   preset, F = 32 or `--line-features F`) and of the tch `ModelEvaluator` with the `small` ResNet (6 x 64), both on
-//!   15x15 renju midgames (30-60 stones from random RIF games), torch limited to one thread; the
-//!   table evaluator in requests of 16 positions (a self-play request), the ResNet in batches
-//!   of 256. Also the share of the table evaluation spent building pattern indices (what an
-//!   incremental update along the search path could save at most).
+//!   preset, its F = 32 unless `--line-features F`) and of the tch `ModelEvaluator` with the
+//!   `small` ResNet (6 x 64), both on 15x15 renju midgames (30-60 stones from random RIF
+//!   games), torch limited to one thread; the table evaluator in requests of 16 positions (a
+//!   self-play request), the ResNet in batches of 256. Also the share of the table evaluation
+//!   spent building pattern indices (what an incremental update along the search path could
+//!   save at most).
 //! - Self-play: `run_selfplay` with the table evaluated inside one worker thread: playouts/s.
 //!
 //! Prints the load average with every figure: on a shared machine wall-clock figures are noisy.
@@ -84,7 +85,7 @@ fn main() -> Result<()> {
     let (planes, globals) = renju_selfplay::encode::random_positions(n.max(n_res), SIZE, 30..=60, 5);
 
     let mut line_net = NetConfig::preset("linepattern")?;
-    line_net.line_features = arg("--line-features", "32").parse()?;
+    line_net.line_features = arg("--line-features", &line_net.line_features.to_string()).parse()?;
     let (_lp_run, lp_models) = published(line_net)?;
     let net = load_line_table(&lp_models)?;
     let mut table = net.evaluator();
