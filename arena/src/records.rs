@@ -524,6 +524,8 @@ mod tests {
             resign_disabled: false,
             false_resignation: false,
             would_resign: false,
+            proven_positions: 0,
+            proven_overruled: 0,
             generation_first: 3,
             generation_last: 4,
         };

@@ -31,6 +31,10 @@ pub struct GameStats {
     pub would_resign: u64,
     /// Of those, games the would-be resigner did not lose (false resignations).
     pub false_resignations: u64,
+    /// Recorded positions whose value target is a proven result (`selfplay.proven_value_nodes`).
+    pub proven_positions: u64,
+    /// Of those, positions whose proven result differs from the game's result.
+    pub proven_overruled: u64,
 }
 
 impl GameStats {
@@ -63,6 +67,8 @@ impl GameStats {
                 _ => {}
             }
         }
+        self.proven_positions += u64::from(g.proven_positions);
+        self.proven_overruled += u64::from(g.proven_overruled);
         if g.result.reason == EndReason::Resignation {
             self.resignations += 1;
         }
@@ -111,7 +117,8 @@ impl GameStats {
     }
 
     /// One line for logs: `games 16 | mean length 41.2 | Black 0.531 | swap 0.40 of 25 | offers
-    /// {2: 5, 3: 1} | resigned 4 | false resignations 1 of 2`.
+    /// {2: 5, 3: 1} | resigned 4 | false resignations 1 of 2`, and `| proven values 7 (2 differ
+    /// from the result)` when there were any.
     pub fn summary(&self) -> String {
         let f = |x: Option<f64>, d: usize| x.map_or("-".to_string(), |v| format!("{v:.d$}"));
         let offers = if self.offers_chosen.is_empty() {
@@ -129,7 +136,11 @@ impl GameStats {
             self.resignations,
             self.false_resignations,
             self.would_resign
-        )
+        ) + &if self.proven_positions > 0 {
+            format!(" | proven values {} ({} differ from the result)", self.proven_positions, self.proven_overruled)
+        } else {
+            String::new()
+        }
     }
 
     /// The scalars for TensorBoard as `(tag, value)`: `selfplay/games`, `selfplay/mean_length`,
@@ -167,6 +178,8 @@ mod tests {
             resign_disabled: false,
             false_resignation: false,
             would_resign: false,
+            proven_positions: 0,
+            proven_overruled: 0,
             generation_first: 0,
             generation_last: 0,
         }
@@ -189,6 +202,8 @@ mod tests {
         c.false_resignation = true;
         let mut d = game(vec![(First, p(3))], Some(Second), First, EndReason::Five);
         d.resign_disabled = true;
+        d.proven_positions = 3;
+        d.proven_overruled = 1;
         let s = GameStats::of([&a, &b, &c, &d]);
         assert_eq!(s.games, 4);
         assert_eq!(s.mean_length(), Some(9.0 / 4.0));
@@ -201,6 +216,8 @@ mod tests {
         assert_eq!((s.calibration_games, s.would_resign, s.false_resignations), (2, 1, 1));
         assert_eq!(s.false_resignation_rate(), Some(1.0));
         assert!(s.summary().contains("offers chosen 2:1 4:1"), "{}", s.summary());
+        assert!(s.summary().ends_with("| proven values 3 (1 differ from the result)"), "{}", s.summary());
+        assert!(!GameStats::of([&a]).summary().contains("proven"));
         assert_eq!(GameStats::default().scalars(), vec![("selfplay/games", 0.0)]);
     }
 }

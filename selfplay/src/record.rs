@@ -81,6 +81,13 @@ pub struct GameMeta {
     /// resigned). Absent in older shards (read as false).
     #[serde(default)]
     pub would_resign: bool,
+    /// Recorded positions whose value target is a result the VCF solver proved
+    /// (`selfplay.proven_value_nodes`), and how many of those differ from the game's result.
+    /// Absent in older shards (read as 0).
+    #[serde(default)]
+    pub proven_positions: u32,
+    #[serde(default)]
+    pub proven_overruled: u32,
     /// Model generations that played the game (first and last; they differ when a new
     /// generation was published mid-game).
     pub generation_first: i64,

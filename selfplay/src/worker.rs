@@ -57,6 +57,10 @@ pub struct SelfplayConfig {
     pub resign_consecutive: u32,
     /// Fraction of games with resignation disabled, to count false resignations. Default 0.1.
     pub resign_disabled_fraction: f64,
+    /// Exact value targets: a recorded stone decision whose decider has a VCF (or loses to
+    /// the opponent's VCF whatever it plays) gets that proven result as its value target instead
+    /// of the game's result; the solver's node budget per question, 0 = off. Default 0.
+    pub proven_value_nodes: u64,
     /// Search parameters.
     pub search: SearchConfig,
     /// Seed of the workers' random generators (each thread derives its own). Default 0.
@@ -83,6 +87,7 @@ impl Default for SelfplayConfig {
             resign_threshold: Some(-0.9),
             resign_consecutive: 3,
             resign_disabled_fraction: 0.1,
+            proven_value_nodes: 0,
             search: SearchConfig::default(),
             seed: 0,
         }
@@ -192,7 +197,9 @@ struct Slot {
     mcts: Mcts,
     full: bool,
     target: u32,
-    positions: Vec<(Player, PositionRecord)>,
+    /// Recorded positions: the decider, the proven result if any (`Some(true)`: the decider
+    /// wins), the record.
+    positions: Vec<(Player, Option<bool>, PositionRecord)>,
     resign_disabled: bool,
     below: [u32; 2],
     would_resign: Option<Player>,
@@ -438,8 +445,10 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
         let mut planes = vec![0.0f32; pl];
         let mut globals = vec![0.0f32; NUM_GLOBALS];
         encode(&s.game, &mut planes, &mut globals);
+        let proven = proven_result(&s.game, cfg.proven_value_nodes);
         s.positions.push((
             decider,
+            proven,
             PositionRecord {
                 planes: planes.iter().map(|&v| v as u8).collect(),
                 globals,
@@ -500,14 +509,15 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
         s.start_move(cfg, rng);
         return Ok(None);
     };
+    let (mut proven_positions, mut proven_overruled) = (0u32, 0u32);
     let positions = std::mem::take(&mut s.positions)
         .into_iter()
-        .map(|(p, mut r)| {
-            r.value = match result.winner {
-                None => [0.0, 1.0, 0.0],
-                Some(w) if w == p => [1.0, 0.0, 0.0],
-                Some(_) => [0.0, 0.0, 1.0],
-            };
+        .map(|(p, proven, mut r)| {
+            r.value = value_target(result.winner, p, proven);
+            if proven.is_some() {
+                proven_positions += 1;
+                proven_overruled += u32::from(r.value != value_target(result.winner, p, None));
+            }
             r
         })
         .collect();
@@ -520,9 +530,90 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
             resign_disabled: s.resign_disabled,
             false_resignation,
             would_resign: s.would_resign.is_some(),
+            proven_positions,
+            proven_overruled,
             generation_first: s.gen_first.unwrap_or(s.gen_last),
             generation_last: s.gen_last,
         },
         positions,
     }))
+}
+
+/// The W/D/L value target of `decider`'s position: the proven result when there is one
+/// (`Some(true)`: the decider wins), else the game's (`winner`, `None` a draw).
+fn value_target(winner: Option<Player>, decider: Player, proven: Option<bool>) -> [f32; 3] {
+    const WIN: [f32; 3] = [1.0, 0.0, 0.0];
+    const LOSS: [f32; 3] = [0.0, 0.0, 1.0];
+    match (proven, winner) {
+        (Some(true), _) => WIN,
+        (Some(false), _) => LOSS,
+        (None, None) => [0.0, 1.0, 0.0],
+        (None, Some(w)) if w == decider => WIN,
+        (None, Some(_)) => LOSS,
+    }
+}
+
+/// The result of a stone decision the VCF solver proves within `nodes` nodes per question:
+/// `Some(true)` when the decider has a VCF, `Some(false)` when the opponent has one that no move
+/// refutes; `None` when neither is proved, for a protocol decision, or with `nodes` 0.
+fn proven_result(game: &Game, nodes: u64) -> Option<bool> {
+    use renju_rules::vcf::{refutations, vcf, Defence, Limits, Vcf};
+    if nodes == 0 || game.is_over() {
+        return None;
+    }
+    let renju_rules::DecisionKind::PlaceStone(c) = game.decision() else {
+        return None;
+    };
+    let limits = Limits::nodes(nodes);
+    if let Vcf::Win { .. } = vcf(game.board(), c, &limits) {
+        return Some(true);
+    }
+    match refutations(game.board(), c, &limits) {
+        Defence::Threat { refutations, .. } if refutations.is_empty() => Some(false),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use renju_rules::notation::parse_moves;
+
+    fn position(moves: &str) -> Game {
+        Game::from_position(15, Rule::Renju, &parse_moves(moves, 15).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn proven_result_is_the_solvers() {
+        // Black (to move) has an open three h8 i8 j8: k8 or g8 makes a straight four.
+        let black_vcf = position("h8 a1 i8 a3 j8 a5");
+        assert_eq!(proven_result(&black_vcf, 1000), Some(true));
+        assert_eq!(proven_result(&black_vcf, 0), None, "0 nodes is off");
+        // White has a straight four h10..k10: whatever Black (to move) plays, White makes five.
+        let white_four = position("a1 h10 o1 i10 a15 j10 o15 k10");
+        assert_eq!(proven_result(&white_four, 1000), Some(false));
+        // An open three of White can still be blocked: nothing is proved.
+        let white_three = position("a1 h10 o1 i10 a15 j10");
+        assert_eq!(proven_result(&white_three, 1000), None);
+        // A finished game, and a protocol decision, have no proven stone decision.
+        let over = position("h8 a1 i8 a3 j8 a5 k8 a7 l8");
+        assert!(over.is_over());
+        assert_eq!(proven_result(&over, 1000), None);
+        let mut swap = Game::new(15, Rule::Renju, Protocol::Swap1, None).unwrap();
+        swap.apply(renju_rules::Action::parse("h8", 15).unwrap()).unwrap();
+        assert!(!matches!(swap.decision(), renju_rules::DecisionKind::PlaceStone(_)), "{:?}", swap.decision());
+        assert_eq!(proven_result(&swap, 1000), None);
+    }
+
+    #[test]
+    fn a_proven_result_overrules_the_game_result() {
+        use Player::{First, Second};
+        assert_eq!(value_target(Some(First), First, None), [1.0, 0.0, 0.0]);
+        assert_eq!(value_target(Some(First), Second, None), [0.0, 0.0, 1.0]);
+        assert_eq!(value_target(None, Second, None), [0.0, 1.0, 0.0]);
+        // The decider had a VCF but lost the game, or lost to a VCF in a drawn game.
+        assert_eq!(value_target(Some(First), Second, Some(true)), [1.0, 0.0, 0.0]);
+        assert_eq!(value_target(None, First, Some(false)), [0.0, 0.0, 1.0]);
+        assert_eq!(value_target(Some(Second), Second, Some(true)), [1.0, 0.0, 0.0]);
+    }
 }

@@ -41,6 +41,8 @@ fn valid_shard() -> &'static [u8] {
                 resign_disabled: false,
                 false_resignation: false,
                 would_resign: false,
+                proven_positions: 0,
+                proven_overruled: 0,
                 generation_first: g,
                 generation_last: g,
             };

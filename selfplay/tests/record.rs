@@ -30,6 +30,8 @@ fn sample_writer(size: usize) -> ShardWriter {
             resign_disabled: g == 1,
             false_resignation: false,
             would_resign: false,
+            proven_positions: 0,
+            proven_overruled: 0,
             generation_first: 7 + g,
             generation_last: 7 + g,
         };
@@ -92,6 +94,8 @@ fn wrong_push_lengths_are_rejected() {
         resign_disabled: false,
         false_resignation: false,
         would_resign: false,
+        proven_positions: 0,
+        proven_overruled: 0,
         generation_first: 0,
         generation_last: 0,
     };

@@ -39,6 +39,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "selfplay.resign_disabled_fraction",
         "games played out without resignation, to count false resignations (1.0: never resign)",
     ),
+    (
+        "selfplay.proven_value_nodes",
+        "exact value targets: a recorded position whose result the VCF solver proves gets it instead of the game's (node budget; 0 = off)",
+    ),
     ("selfplay.seed", "seed of the workers' random generators"),
     ("selfplay.search.c_puct", "PUCT exploration constant"),
     (

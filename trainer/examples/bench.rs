@@ -69,6 +69,8 @@ fn write_shards(dir: &std::path::Path, shards: usize, per_shard: usize) -> Resul
             resign_disabled: false,
             false_resignation: false,
             would_resign: false,
+            proven_positions: 0,
+            proven_overruled: 0,
             generation_first: 0,
             generation_last: 0,
         };

@@ -73,6 +73,8 @@ fn write_records(dir: &Path, protocol: Protocol, records: Vec<PositionRecord>) -
         resign_disabled: false,
         false_resignation: false,
         would_resign: false,
+        proven_positions: 0,
+        proven_overruled: 0,
         generation_first: 0,
         generation_last: 0,
     };
