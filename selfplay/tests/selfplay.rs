@@ -215,3 +215,68 @@ fn with_the_vcf_check_proven_positions_are_recorded_with_exact_targets() {
     eprintln!("{proven} proven positions in {rows_seen}");
     assert!(proven >= 3, "only {proven} proven positions");
 }
+
+#[test]
+fn proven_value_targets_replace_the_game_result_where_the_solver_decides() {
+    // A uniform evaluator misses most longer VCFs, so games often end against what a position
+    // already decided. Every decision is recorded; each one's value target must be the solver's
+    // result where it proves one (a VCF of the decider: win; an opponent VCF no move refutes:
+    // loss), else the game's result, and the games' metadata count exactly those positions.
+    use renju_rules::vcf::{refutations, vcf, Defence, Limits, Vcf};
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = SelfplayConfig {
+        size: 11,
+        protocol: Protocol::Free { centre: true },
+        playouts: 12,
+        fast_playouts: 12,
+        full_search_fraction: 1.0,
+        games_per_thread: 4,
+        seed: 3,
+        resign_threshold: None,
+        proven_value_nodes: 500,
+        ..SelfplayConfig::default()
+    };
+    let server = InferenceServer::spawn(Box::new(UniformEvaluator::new(11)), 0, ServerConfig::default());
+    let mut sink = ShardSink::new(dir.path(), &cfg, "p", 100);
+    let stop = AtomicBool::new(false);
+    run_selfplay(&cfg, &server.handle(), Some(8), &stop, &mut sink, &mut |_| {}).unwrap();
+    server.join();
+    let shard = read_shard(&sink.written[0]).unwrap();
+    let limits = Limits::nodes(500);
+    let (mut proven, mut overruled) = (0u32, 0u32);
+    for (gi, g) in shard.meta.games.iter().enumerate() {
+        let rows: Vec<usize> = (0..shard.len()).filter(|&r| shard.game_index[r] as usize == gi).collect();
+        assert_eq!(rows.len(), g.decisions.len(), "every decision is recorded");
+        let mut game = Game::new(11, Rule::Renju, cfg.protocol.clone(), None).unwrap();
+        let (mut game_proven, mut game_overruled) = (0, 0);
+        for (&(who, a), &row) in g.decisions.iter().zip(&rows) {
+            let c = game.next_color();
+            let by_result = match g.result.winner {
+                None => [0.0, 1.0, 0.0],
+                Some(w) if w == who => [1.0, 0.0, 0.0],
+                Some(_) => [0.0, 0.0, 1.0],
+            };
+            let exact = if let Vcf::Win { .. } = vcf(game.board(), c, &limits) {
+                Some([1.0, 0.0, 0.0])
+            } else {
+                match refutations(game.board(), c, &limits) {
+                    Defence::Threat { refutations, .. } if refutations.is_empty() => Some([0.0, 0.0, 1.0]),
+                    _ => None,
+                }
+            };
+            let want = exact.unwrap_or(by_result);
+            assert_eq!(shard.value.row(row).to_vec(), want.to_vec(), "game {gi}, decision {row}");
+            if exact.is_some() {
+                game_proven += 1;
+                game_overruled += u32::from(want != by_result);
+            }
+            game.apply(a).unwrap();
+        }
+        assert_eq!((g.proven_positions, g.proven_overruled), (game_proven, game_overruled), "game {gi}");
+        proven += game_proven;
+        overruled += game_overruled;
+    }
+    eprintln!("{proven} proven positions, {overruled} against the game's result, of {}", shard.len());
+    assert!(proven >= 5, "only {proven} proven positions");
+    assert!(overruled >= 1, "no game ended against a proven result");
+}
