@@ -42,6 +42,7 @@ use renju_rules::vcf::{vcf, Limits};
 use renju_rules::{Action, Color, DecisionKind, Game, Outcome, OutcomeReason, Player, Point, Protocol, Rule, Verdict};
 use renju_selfplay::action::action_from_index;
 use renju_selfplay::mcts::{Mcts, NODE_BYTES};
+use renju_selfplay::record::wdl_one_hot;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -677,9 +678,7 @@ fn answer(
         // W/D/L for the player to decide: exact when the action ends the game, else the value
         // head's at the position after it (seen from whoever decides there).
         let wdl = match after.outcome() {
-            Some(o) if o.winner.is_none() => [0.0, 1.0, 0.0],
-            Some(o) if o.winner == Some(me) => [1.0, 0.0, 0.0],
-            Some(_) => [0.0, 0.0, 1.0],
+            Some(o) => wdl_one_hot(o.winner, me),
             None => {
                 let w = agent.value_head(&after)?;
                 if after.to_decide() == me {

@@ -56,6 +56,16 @@ impl From<OutcomeReason> for EndReason {
     }
 }
 
+/// A game's result as a W/D/L one-hot from `me`'s view (`winner: None` is a draw): the value
+/// target's encoding.
+pub fn wdl_one_hot(winner: Option<Player>, me: Player) -> [f32; 3] {
+    match winner {
+        None => [0.0, 1.0, 0.0],
+        Some(w) if w == me => [1.0, 0.0, 0.0],
+        Some(_) => [0.0, 0.0, 1.0],
+    }
+}
+
 /// The result of one game. `winner: None` is a draw.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameResult {

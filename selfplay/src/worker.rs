@@ -5,7 +5,7 @@
 use crate::action::action_from_index;
 use crate::encode::{encode, NUM_GLOBALS, NUM_PLANES};
 use crate::mcts::{pick_by_visits, Mcts, SearchAlgorithm, SearchConfig};
-use crate::record::{EndReason, GameMeta, GameResult, PositionRecord, ShardWriter};
+use crate::record::{wdl_one_hot, EndReason, GameMeta, GameResult, PositionRecord, ShardWriter};
 use crate::server::ServerHandle;
 use anyhow::{anyhow, Context, Result};
 use rand::{Rng, SeedableRng};
@@ -542,15 +542,12 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
 /// The W/D/L value target of `decider`'s position: the proven result when there is one
 /// (`Some(true)`: the decider wins), else the game's (`winner`, `None` a draw).
 fn value_target(winner: Option<Player>, decider: Player, proven: Option<bool>) -> [f32; 3] {
-    const WIN: [f32; 3] = [1.0, 0.0, 0.0];
-    const LOSS: [f32; 3] = [0.0, 0.0, 1.0];
-    match (proven, winner) {
-        (Some(true), _) => WIN,
-        (Some(false), _) => LOSS,
-        (None, None) => [0.0, 1.0, 0.0],
-        (None, Some(w)) if w == decider => WIN,
-        (None, Some(_)) => LOSS,
-    }
+    let winner = match proven {
+        Some(true) => Some(decider),
+        Some(false) => Some(decider.other()),
+        None => winner,
+    };
+    wdl_one_hot(winner, decider)
 }
 
 /// The result of a stone decision the VCF solver proves within `nodes` nodes per question:
