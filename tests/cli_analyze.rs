@@ -214,6 +214,24 @@ fn reports_during_the_search_then_the_final_answer() {
 }
 
 #[test]
+fn a_timed_search_runs_its_time_out_however_often_it_reports() {
+    // Reports every millisecond cut the search into slices too short for a batch of several
+    // threads: a slice without a playout is not the end of a search whose tree can still grow.
+    let mut e = Engine::start(&["--root-vcf-nodes", "0", "--threads", "4"]);
+    let t0 = Instant::now();
+    e.send(r#"{"id":"t","moves":["h8","h9"],"seconds":1.0,"reportEvery":0.001,"top":1}"#);
+    let last = loop {
+        let a = e.answer();
+        if a["isDuringSearch"] == false {
+            break a;
+        }
+    };
+    assert!(t0.elapsed() >= Duration::from_millis(950), "ended after {:?}: {last}", t0.elapsed());
+    assert!(last.get("terminated").is_none(), "{last}");
+    e.close();
+}
+
+#[test]
 fn terminate_stops_a_long_search_and_queries_run_concurrently() {
     let mut e = Engine::start(&["--root-vcf-nodes", "0"]);
     e.send(r#"{"id":"long","moves":["h8","h9"],"seconds":600,"reportEvery":0.2,"top":1}"#);

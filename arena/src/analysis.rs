@@ -51,6 +51,9 @@ use crate::agent::{MctsAgent, SearchLimit};
 /// The longest stretch of search between two looks at the terminate flag and the report clock.
 pub const SLICE: Duration = Duration::from_millis(50);
 
+/// A query whose tree has not grown for this long ends (nothing left that a playout can add).
+const STALL: Duration = Duration::from_secs(1);
+
 /// Makes a search agent for a board size (errors for sizes it cannot play, e.g. a 15x15 model
 /// asked about a 9x9 board; the query then gets an error answer).
 pub type AgentFactory = Box<dyn FnMut(usize) -> Result<MctsAgent> + Send>;
@@ -581,6 +584,10 @@ fn run(job: &Job, s: &mut Searcher, cancel: &AtomicBool, out: &Output) -> Result
     let cap = job.limit.playouts.unwrap_or(u64::MAX);
     let mut next_report = job.report_every.map(|r| start + r);
     let mut terminated = false;
+    // A slice may end without a playout (its threads start no batch that would not end in
+    // time, and a slice cut short by a report can be too short for any): only a tree that has
+    // not grown for a whole [`STALL`] cannot grow.
+    let mut grew = start;
     loop {
         if cancel.load(Ordering::Relaxed) {
             terminated = true;
@@ -591,6 +598,7 @@ fn run(job: &Job, s: &mut Searcher, cancel: &AtomicBool, out: &Output) -> Result
         if full
             || tree.root_visits() as u64 >= cap
             || tree.root_forced().is_some()
+            || tree.root_proven().is_some()
             || deadline.is_some_and(|d| now >= d)
         {
             break;
@@ -605,7 +613,10 @@ fn run(job: &Job, s: &mut Searcher, cancel: &AtomicBool, out: &Output) -> Result
                 next_report = Some(now + every);
             }
         }
-        if tree.root_visits() == before {
+        let now = Instant::now();
+        if tree.root_visits() != before {
+            grew = now;
+        } else if now - grew >= STALL {
             break;
         }
     }
