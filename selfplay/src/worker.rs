@@ -438,7 +438,8 @@ fn worker(
 /// finished game when it ended.
 fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize) -> Result<Option<FinishedGame>> {
     let decider = s.game.to_decide();
-    let children = s.mcts.root_children();
+    // The visits the move is chosen by (forced playouts pruned, as in the policy target).
+    let children = s.mcts.target_visits();
     anyhow::ensure!(!children.is_empty(), "search root has no children at decision {}", s.game.history().len());
     let root_value = s.mcts.root_value();
     if s.full || cfg.record_fast_positions {

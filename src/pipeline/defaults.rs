@@ -67,6 +67,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ("selfplay.search.vct_nodes", "VCT check of the mover at a node with vct_visits visits: solver node budget per call (0 = off)"),
     ("selfplay.search.vct_visits", "visits a node has before the VCT check asks (0 = at its expansion)"),
     ("selfplay.search.solver", "MCTS-solver: proven wins and losses propagate up the tree"),
+    (
+        "selfplay.search.forced_playouts",
+        "KataGo's forced playouts at a noised root, sqrt(k P N) each, pruned from the policy target (k, KataGo 2; 0 = off)",
+    ),
     ("server.max_batch", "largest evaluation batch, positions"),
     ("server.max_wait_us", "longest wait for a batch to fill, microseconds"),
     (

@@ -54,6 +54,14 @@ pub struct SearchConfig {
     /// Default false (self-play's searches stay as they are); the arena's and the Gomocup
     /// brain's search players turn it on.
     pub solver: bool,
+    /// Forced playouts and policy-target pruning (KataGo, Wu 2019, §3.1) at a root given
+    /// Dirichlet noise (self-play's full searches): a visited root child with fewer than
+    /// `sqrt(k * P * N)` visits (`P` its noised prior, `N` the root's visits) is taken before
+    /// PUCT is asked, so that a move the noise lifted gets a real look; the policy target and
+    /// the move choice then take back from every child but the most visited one the playouts
+    /// PUCT would not have given it (at most its forced ones), and drop a child left with a
+    /// single visit. This is `k` (KataGo: 2); 0 turns both off. Default 0 (off).
+    pub forced_playouts: f32,
 }
 
 impl Default for SearchConfig {
@@ -73,6 +81,7 @@ impl Default for SearchConfig {
             vct_nodes: 0,
             vct_visits: 8,
             solver: false,
+            forced_playouts: 0.0,
         }
     }
 }

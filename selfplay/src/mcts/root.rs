@@ -42,6 +42,7 @@ impl Mcts {
             let p = self.nodes[i].prior;
             self.nodes[i].prior = (1.0 - eps) * p + eps * (eta[k] / total) as f32;
         }
+        self.forcing = self.cfg.forced_playouts > 0.0;
         self.sort_root_after_noise();
     }
 
@@ -311,9 +312,11 @@ impl Mcts {
 
     /// The root visit distribution over the action space `[A]`, summing to 1 (the normalised
     /// priors while no child has a visit yet, as for a forced move; all zero before expansion).
+    /// With forced playouts ([`crate::mcts::SearchConfig::forced_playouts`]) on this move, the
+    /// visits are [`Mcts::target_visits`]'s.
     pub fn policy_target(&self) -> Vec<f32> {
         let mut p = vec![0.0; action_space_size(self.size)];
-        let ch = self.root_children();
+        let ch = self.target_visits();
         let total: u32 = ch.iter().map(|c| c.1).sum();
         if total > 0 {
             for (a, n, _) in ch {
@@ -327,6 +330,45 @@ impl Mcts {
             }
         }
         p
+    }
+
+    /// [`Mcts::root_children`] with the visits a policy target and a move choice count: as they
+    /// are, except on a move with forced playouts ([`crate::mcts::SearchConfig::forced_playouts`]),
+    /// where every child but the most visited keeps only the visits PUCT would have given it
+    /// against that child (KataGo's policy-target pruning): the fewest `n'` with
+    /// `Q + c P sqrt(N) / (1 + n') <= U*`, `U*` the most visited child's PUCT score, but never
+    /// fewer than its visits less its forced playouts; a child left with one visit or none gets
+    /// 0. Proven children keep their visits.
+    pub fn target_visits(&self) -> Vec<(usize, u32, f32)> {
+        let mut ch = self.root_children();
+        let r = self.nodes[self.root as usize];
+        if !self.forcing || r.state != Expanded || r.n == 0 {
+            return ch;
+        }
+        let s = sign(r.decider);
+        let c = self.cfg.c_puct;
+        let sqrt_n = (r.n as f32).sqrt();
+        let live: Vec<Node> = self.nodes[r.children()].iter().filter(|x| x.flags & F_PRUNED == 0).copied().collect();
+        let Some(best) = (0..live.len()).max_by_key(|&j| live[j].n) else { return ch };
+        let puct = |x: &Node, n: f32| s * x.w / x.n as f32 + c * x.prior * sqrt_n / (1.0 + n);
+        let top = live[best];
+        if top.n == 0 {
+            return ch;
+        }
+        let u_best = puct(&top, top.n as f32);
+        for (j, (x, out)) in live.iter().zip(ch.iter_mut()).enumerate() {
+            if j == best || x.n == 0 || x.flags & F_PROVEN != 0 {
+                continue;
+            }
+            let q = s * x.w / x.n as f32;
+            let forced = (self.cfg.forced_playouts * x.prior * r.n as f32).sqrt();
+            // The fewest visits at which PUCT no longer prefers this child to the best one.
+            let wanted =
+                if u_best > q { (c * x.prior * sqrt_n / (u_best - q) - 1.0).ceil().max(0.0) } else { x.n as f32 };
+            let kept = wanted.max(x.n as f32 - forced.floor()).min(x.n as f32) as u32;
+            out.1 = if kept <= 1 { 0 } else { kept };
+        }
+        ch
     }
 
     /// Whether the root is expanded with a single legal child (a forced move: no search needed).

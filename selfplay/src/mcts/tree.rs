@@ -123,6 +123,9 @@ pub struct Mcts {
     /// Scratch of [`Mcts::deliver`]: the priors of a leaf's children.
     pub(super) priors: Vec<f32>,
     pub(super) noise_wanted: bool,
+    /// This move's root got Dirichlet noise and [`SearchConfig::forced_playouts`] is on: root
+    /// selection forces playouts and the policy target is pruned (unset when the root moves).
+    pub(super) forcing: bool,
     /// A Gumbel root search asked for by [`Mcts::start_gumbel`] and not yet started (the root is
     /// not expanded): `(budget, noise, seed of the noise)`.
     pub(super) gumbel_wanted: Option<(u32, bool, u64)>,
@@ -212,6 +215,7 @@ impl Mcts {
             sorter: ChildSorter::with_capacity(400),
             priors: Vec::with_capacity(400),
             noise_wanted: false,
+            forcing: false,
             gumbel_wanted: None,
             gumbel: None,
             stats: SearchStats::default(),
@@ -489,6 +493,11 @@ impl Mcts {
         let parent_q = if nd.n > 0 { s * nd.w / nd.n as f32 } else { 0.0 };
         let fpu_red = if is_root { self.cfg.root_fpu_reduction } else { self.cfg.fpu_reduction };
         let c = self.cfg.c_puct;
+        if is_root && self.forcing {
+            if let Some(i) = self.forced_child(node) {
+                return Some(i);
+            }
+        }
         let mut visited_prior = 0.0f32;
         let mut best = None;
         let mut best_score = f32::NEG_INFINITY;
@@ -581,6 +590,20 @@ impl Mcts {
             break;
         }
         best.or(lost)
+    }
+
+    /// The first live, visited child of the root with fewer visits (in flight included) than
+    /// its forced playouts, `sqrt(k * P * N)` ([`SearchConfig::forced_playouts`]).
+    fn forced_child(&self, node: u32) -> Option<u32> {
+        let nd = self.nodes[node as usize];
+        let total = (nd.n + nd.vl) as f32;
+        let k = self.cfg.forced_playouts;
+        nd.children().find_map(|i| {
+            let ch = self.nodes[i];
+            let nn = ch.n + ch.vl;
+            let live = ch.flags & (F_PRUNED | F_PROVEN) == 0 && nn > 0;
+            (live && (nn as f32) < (k * ch.prior * total).sqrt()).then_some(i as u32)
+        })
     }
 
     fn backup_direct(&mut self, v_first: f32) {
@@ -736,6 +759,7 @@ impl Mcts {
     pub fn advance(&mut self, action: usize, game: &Game) {
         assert!(self.nothing_pending(), "advance with leaves pending evaluation");
         self.noise_wanted = false;
+        self.forcing = false;
         self.gumbel_wanted = None;
         self.gumbel = None;
         let r = self.nodes[self.root as usize];
@@ -818,6 +842,7 @@ impl Mcts {
                 // The same position: the tree as it stands, its root state unset as advance does.
                 assert!(self.nothing_pending(), "follow with leaves pending evaluation");
                 self.noise_wanted = false;
+                self.forcing = false;
                 self.gumbel_wanted = None;
                 self.gumbel = None;
                 return true;
@@ -1229,6 +1254,97 @@ mod tests {
                 (got_score - max).abs() <= 1e-6 * max.abs().max(1.0),
                 "seed {seed}: selected {got_score}, best {max}"
             );
+        }
+    }
+
+    /// A noised search of 3-stone free-renju position with forced playouts `k`, one leaf a batch.
+    fn forced_search(k: f32, seed: u64) -> (Mcts, Game) {
+        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: true }, None).unwrap();
+        for (x, y) in [(7, 7), (8, 8), (7, 8)] {
+            g.apply(Action::Place(Point::new(x, y))).unwrap();
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut m = Mcts::new(&g, SearchConfig { forced_playouts: k, ..SearchConfig::default() });
+        let mut ev = HeuristicEvaluator::new(15);
+        // The root's own evaluation, then noise on its priors, then the search.
+        search_with(&mut m, 1, 1, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+        m.add_root_noise(&mut rng);
+        search_with(&mut m, 600, 1, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+        (m, g)
+    }
+
+    /// Visited root children short of `sqrt(k P N)` by more than the one playout the growth of
+    /// `N` since their last forced visit can account for.
+    fn short_of_forced(m: &Mcts, k: f32) -> Vec<(u16, u32, f32)> {
+        let r = m.nodes[m.root as usize];
+        m.nodes[r.children()]
+            .iter()
+            .filter(|c| c.flags & (F_PRUNED | F_PROVEN) == 0 && c.n > 0)
+            .map(|c| (c.action, c.n, (k * c.prior * r.n as f32).sqrt()))
+            .filter(|&(_, n, want)| (n as f32) + 1.0 < want)
+            .collect()
+    }
+
+    #[test]
+    fn forced_playouts_give_every_visited_root_child_its_share() {
+        for seed in 0..4 {
+            let (m, _) = forced_search(2.0, seed);
+            assert_eq!(short_of_forced(&m, 2.0), vec![], "seed {seed}");
+            // Without forcing the same search leaves some child short: the check can fail.
+            let (plain, _) = forced_search(0.0, seed);
+            assert!(!short_of_forced(&plain, 2.0).is_empty(), "seed {seed}: nothing to force");
+        }
+    }
+
+    #[test]
+    fn pruned_target_visits_follow_the_definition() {
+        let k = 2.0f32;
+        for seed in 0..4 {
+            let (m, g) = forced_search(k, seed);
+            let r = m.nodes[m.root as usize];
+            let s = sign(r.decider);
+            let raw = m.root_children();
+            let live: Vec<Node> = m.nodes[r.children()].iter().filter(|c| c.flags & F_PRUNED == 0).copied().collect();
+            let best = (0..live.len()).max_by_key(|&j| live[j].n).unwrap();
+            let c = m.cfg.c_puct;
+            let puct = |x: &Node, n: u32| s * x.w / x.n as f32 + c * x.prior * (r.n as f32).sqrt() / (1.0 + n as f32);
+            let u_best = puct(&live[best], live[best].n);
+            // From the definition: the fewest visits, counted up from 0, at which the child's
+            // PUCT score is no longer above the best child's, but no fewer than its visits less
+            // its forced playouts; one visit left or none is pruned.
+            let expected: Vec<u32> = live
+                .iter()
+                .enumerate()
+                .map(|(j, x)| {
+                    if j == best || x.n == 0 {
+                        return x.n;
+                    }
+                    let fewest = (0..=x.n).find(|&n| puct(x, n) <= u_best).unwrap_or(x.n);
+                    let forced = (k * x.prior * r.n as f32).sqrt().floor() as u32;
+                    let kept = fewest.max(x.n.saturating_sub(forced));
+                    if kept <= 1 {
+                        0
+                    } else {
+                        kept
+                    }
+                })
+                .collect();
+            let got: Vec<u32> = m.target_visits().iter().map(|c| c.1).collect();
+            assert_eq!(got, expected, "seed {seed}");
+            let (before, after) = (raw.iter().map(|c| c.1).sum::<u32>(), got.iter().sum::<u32>());
+            assert!(after < before, "seed {seed}: nothing pruned ({after} of {before})");
+            // The policy target is the pruned visits, normalised.
+            let p = m.policy_target();
+            for (a, n, _) in m.target_visits() {
+                assert!((p[a] - n as f32 / after as f32).abs() < 1e-6);
+            }
+            // Once the root moves on, nothing is pruned any more.
+            let mut m = m;
+            let (a, _, _) = raw[best];
+            let mut g2 = g.clone();
+            g2.apply(crate::action::action_from_index(a, 15).unwrap()).unwrap();
+            m.advance(a, &g2);
+            assert_eq!(m.target_visits(), m.root_children());
         }
     }
 }
