@@ -1257,7 +1257,7 @@ mod tests {
         }
     }
 
-    /// A noised search of 3-stone free-renju position with forced playouts `k`, one leaf a batch.
+    /// A noised search of a 3-stone free-renju position with forced playouts `k`, one leaf a batch.
     fn forced_search(k: f32, seed: u64) -> (Mcts, Game) {
         let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: true }, None).unwrap();
         for (x, y) in [(7, 7), (8, 8), (7, 8)] {
