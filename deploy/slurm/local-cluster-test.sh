@@ -6,8 +6,9 @@
 # - requeues the trainer after generation 1 (scontrol requeue: SIGTERM, as a preemption does);
 # - after generation 2, loses the trainer's node: SIGKILL to the trainer, its cache deleted,
 #   the job requeued (a fresh cache, as on another node);
-# - waits for generation 3, stops everything with scancel and checks the run in the store with
-#   `renju-zero check-run`.
+# - waits for the new trainer to download the checkpoint (once the killed one's lease has run
+#   out) and to publish a generation past the killed one's, stops everything with scancel and
+#   checks the run in the store with `renju-zero check-run`.
 # Prints the time to the first shard, the shards per second of the 2 workers, the trainer's lag
 # behind self-play at each generation, the steps the killed trainer lost (at most
 # training.checkpoint_every), the stop time after scancel and the total. Needs the release
@@ -154,6 +155,8 @@ sleep 3
 cache=$(find "$work/scratch" -maxdepth 1 -name "renju-zero-trainer-$trainer_id")
 pkill -KILL -f "renju-zero trainer --run file://$work/store" || true
 sleep 1
+# The newest generation the killed trainer published (it may be ahead of the waits above).
+newest=$(find "$work/store/models" -name 'gen-*.manifest.json' | sed 's/.*gen-0*\([0-9][0-9]*\)\.manifest\.json/\1/' | sort -n | tail -1)
 killed_at=$(python3 - "$cache/tensorboard" <<'PY'
 import glob, struct, sys
 def varint(b, i):
@@ -183,7 +186,12 @@ PY
 rm -rf "$cache"
 scontrol requeue "$trainer_id"
 wait_for "the trainer's start on a fresh cache" 300 restarted 2
-wait_generation 3
+# Its first attempts may find the killed trainer's lease still held; it retries until the lease
+# runs out, then downloads the checkpoint and trains on past the killed trainer's generations.
+resumed_ok() { grep -q 'downloaded the checkpoint at step' "$work/store/train.log"; }
+wait_for "the resumed trainer's checkpoint download" 300 resumed_ok
+final=$((newest + 1))
+wait_generation "$final"
 gens=$((SECONDS - t0))
 shards_end=$(shards_now)
 rate=$(awk -v n="$shards_end" -v t=$((SECONDS - t_first)) 'BEGIN { printf "%.2f", (n - 1) / t }')
@@ -210,7 +218,7 @@ lost=$((killed_at - resumed))
     || { echo "the killed trainer was at step $killed_at, the new one resumed at $resumed: $lost steps lost" >&2; exit 1; }
 per_shard=$(sed -n 's/^games_per_shard *= *\([0-9]*\).*/\1/p' "$work/config.toml")
 lag=""
-for g in 1 2 3; do
+for g in 1 2 "$final"; do
     read_games=$(python3 -c 'import json, sys
 for line in open(sys.argv[1]):
     d = json.loads(line)
@@ -221,5 +229,5 @@ done
 echo "local Slurm: first shard after ${first} s; 2 workers: ${rate} shards/s (${per_shard} games each);" \
     "trainer behind self-play at publication:${lag}; killed at step ${killed_at}, resumed at step" \
     "${resumed} on a fresh cache: ${lost} to $((lost + round - 1)) steps lost (checkpoint_every ${every});" \
-    "generation 3 after" \
+    "generation $final after" \
     "${gens} s; all jobs ended ${stop} s after scancel; total $((SECONDS - t0)) s"
