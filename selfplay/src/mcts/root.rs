@@ -340,35 +340,43 @@ impl Mcts {
     /// fewer than its visits less its forced playouts; a child left with one visit or none gets
     /// 0. Proven children keep their visits.
     pub fn target_visits(&self) -> Vec<(usize, u32, f32)> {
-        let mut ch = self.root_children();
         let r = self.nodes[self.root as usize];
-        if !self.forcing || r.state != Expanded || r.n == 0 {
-            return ch;
+        if !self.forcing || r.state != Expanded {
+            return self.root_children();
         }
+        let live: Vec<Node> = self.nodes[r.children()].iter().filter(|x| x.flags & F_PRUNED == 0).copied().collect();
+        let best = (0..live.len()).max_by_key(|&j| live[j].n);
         let s = sign(r.decider);
         let c = self.cfg.c_puct;
         let sqrt_n = (r.n as f32).sqrt();
-        let live: Vec<Node> = self.nodes[r.children()].iter().filter(|x| x.flags & F_PRUNED == 0).copied().collect();
-        let Some(best) = (0..live.len()).max_by_key(|&j| live[j].n) else { return ch };
         let puct = |x: &Node, n: f32| s * x.w / x.n as f32 + c * x.prior * sqrt_n / (1.0 + n);
-        let top = live[best];
-        if top.n == 0 {
-            return ch;
-        }
-        let u_best = puct(&top, top.n as f32);
-        for (j, (x, out)) in live.iter().zip(ch.iter_mut()).enumerate() {
-            if j == best || x.n == 0 || x.flags & F_PROVEN != 0 {
-                continue;
-            }
-            let q = s * x.w / x.n as f32;
-            let forced = (self.cfg.forced_playouts * x.prior * r.n as f32).sqrt();
-            // The fewest visits at which PUCT no longer prefers this child to the best one.
-            let wanted =
-                if u_best > q { (c * x.prior * sqrt_n / (u_best - q) - 1.0).ceil().max(0.0) } else { x.n as f32 };
-            let kept = wanted.max(x.n as f32 - forced.floor()).min(x.n as f32) as u32;
-            out.1 = if kept <= 1 { 0 } else { kept };
-        }
-        ch
+        // The most visited child's PUCT score (none while no child has a visit).
+        let u_best = best.map(|b| live[b]).filter(|t| t.n > 0).map(|t| puct(&t, t.n as f32));
+        live.iter()
+            .enumerate()
+            .map(|(j, x)| {
+                let visits = match u_best {
+                    Some(u_best) if Some(j) != best && x.n > 0 && x.flags & F_PROVEN == 0 => {
+                        let q = s * x.w / x.n as f32;
+                        let forced = (self.cfg.forced_playouts * x.prior * r.n as f32).sqrt();
+                        // The fewest visits at which PUCT no longer prefers this child to the best.
+                        let wanted = if u_best > q {
+                            (c * x.prior * sqrt_n / (u_best - q) - 1.0).ceil().max(0.0)
+                        } else {
+                            x.n as f32
+                        };
+                        let kept = wanted.max(x.n as f32 - forced.floor()).min(x.n as f32) as u32;
+                        if kept <= 1 {
+                            0
+                        } else {
+                            kept
+                        }
+                    }
+                    _ => x.n,
+                };
+                (x.action as usize, visits, x.prior)
+            })
+            .collect()
     }
 
     /// Whether the root is expanded with a single legal child (a forced move: no search needed).
