@@ -225,6 +225,21 @@ pub fn run_selfplay(
     sink: &mut dyn GameSink,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Progress> {
+    run_selfplay_paced(cfg, server, games, stop, &AtomicBool::new(false), sink, progress)
+}
+
+/// [`run_selfplay`] with a pause: while `pause` is set, every worker thread waits before its
+/// next evaluation request (its games stay in progress) and uses no CPU, so a trainer sharing
+/// the machine can catch up. `stop` ends a paused run as it ends a running one.
+pub fn run_selfplay_paced(
+    cfg: &SelfplayConfig,
+    server: &ServerHandle,
+    games: Option<u64>,
+    stop: &AtomicBool,
+    pause: &AtomicBool,
+    sink: &mut dyn GameSink,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Progress> {
     cfg.validate()?;
     anyhow::ensure!(
         server.board_size() == cfg.size,
@@ -243,7 +258,7 @@ pub fn run_selfplay(
             let server = server.clone();
             let (started, local_stop) = (&started, &local_stop);
             scope.spawn(move || {
-                let r = worker(cfg, t, &server, games, started, stop, local_stop, &tx);
+                let r = worker(cfg, t, &server, games, started, [stop, local_stop, pause], &tx);
                 if let Err(e) = r {
                     let _ = tx.send(WorkerMsg::Error(e));
                 }
@@ -336,15 +351,15 @@ fn temperature(cfg: &SelfplayConfig, decision: usize) -> f32 {
     cfg.temperature_end + excess * 0.5f32.powf(decision as f32 / cfg.temperature_half_life.max(1e-3))
 }
 
-#[allow(clippy::too_many_arguments)]
+/// One worker thread: plays until `stop` or `local_stop` (another thread's error) is set,
+/// waiting while `pause` is set.
 fn worker(
     cfg: &SelfplayConfig,
     thread: usize,
     server: &ServerHandle,
     games: Option<u64>,
     started: &AtomicU64,
-    stop: &AtomicBool,
-    local_stop: &AtomicBool,
+    [stop, local_stop, pause]: [&AtomicBool; 3],
     tx: &crossbeam::channel::Sender<WorkerMsg>,
 ) -> Result<()> {
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ (0x9E37_79B9_7F4A_7C15u64.wrapping_mul(thread as u64 + 1)));
@@ -366,8 +381,12 @@ fn worker(
     let mut planes = Vec::new();
     let mut globals = Vec::new();
     let mut stalls = 0u32;
+    let stopped = || stop.load(Ordering::Relaxed) || local_stop.load(Ordering::Relaxed);
     while !slots.is_empty() {
-        if stop.load(Ordering::Relaxed) || local_stop.load(Ordering::Relaxed) {
+        while pause.load(Ordering::Relaxed) && !stopped() {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        if stopped() {
             return Ok(());
         }
         planes.clear();

@@ -6,7 +6,7 @@ use renju_selfplay::eval::{HeuristicEvaluator, UniformEvaluator};
 use renju_selfplay::mcts::{SearchAlgorithm, SearchConfig};
 use renju_selfplay::record::{read_shard, EndReason};
 use renju_selfplay::server::{InferenceServer, ServerConfig};
-use renju_selfplay::worker::{run_selfplay, SelfplayConfig, ShardSink};
+use renju_selfplay::worker::{run_selfplay, run_selfplay_paced, SelfplayConfig, ShardSink};
 use std::sync::atomic::AtomicBool;
 
 fn protocols() -> Vec<Protocol> {
@@ -279,4 +279,74 @@ fn proven_value_targets_replace_the_game_result_where_the_solver_decides() {
     eprintln!("{proven} proven positions, {overruled} against the game's result, of {}", shard.len());
     assert!(proven >= 5, "only {proven} proven positions");
     assert!(overruled >= 1, "no game ended against a proven result");
+}
+
+/// Counts the positions evaluated, delegating to the heuristic.
+struct Counting(HeuristicEvaluator, std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl renju_selfplay::eval::Evaluator for Counting {
+    fn evaluate(
+        &mut self,
+        planes: &[f32],
+        globals: &[f32],
+        n: usize,
+    ) -> anyhow::Result<renju_selfplay::eval::EvalOutput> {
+        self.1.fetch_add(n, std::sync::atomic::Ordering::SeqCst);
+        self.0.evaluate(planes, globals, n)
+    }
+    fn board_size(&self) -> usize {
+        self.0.board_size()
+    }
+}
+
+#[test]
+fn paused_selfplay_evaluates_nothing_until_resumed() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let cfg = SelfplayConfig {
+        size: 9,
+        protocol: Protocol::Free { centre: true },
+        stone_cap: Some(20),
+        playouts: 8,
+        fast_playouts: 4,
+        threads: 2,
+        games_per_thread: 2,
+        ..SelfplayConfig::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let evaluated = std::sync::Arc::new(AtomicUsize::new(0));
+    let server = InferenceServer::spawn(
+        Box::new(Counting(HeuristicEvaluator::new(9), evaluated.clone())),
+        0,
+        ServerConfig::default(),
+    );
+    let (stop, pause) = (AtomicBool::new(false), AtomicBool::new(true));
+    let mut sink = ShardSink::new(dir.path(), &cfg, "p", 10);
+    std::thread::scope(|s| {
+        let run = s.spawn(|| {
+            run_selfplay_paced(&cfg, &server.handle(), Some(4), &stop, &pause, &mut sink, &mut |_| {}).unwrap()
+        });
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert_eq!(evaluated.load(Ordering::SeqCst), 0, "a paused run evaluated positions");
+        pause.store(false, Ordering::SeqCst);
+        let prog = run.join().unwrap();
+        assert_eq!(prog.games, 4);
+        assert!(evaluated.load(Ordering::SeqCst) > 0);
+    });
+    server.join();
+}
+
+#[test]
+fn a_stop_ends_a_paused_run() {
+    let cfg = SelfplayConfig { size: 9, protocol: Protocol::Free { centre: true }, ..SelfplayConfig::default() };
+    let dir = tempfile::tempdir().unwrap();
+    let server = InferenceServer::spawn(Box::new(HeuristicEvaluator::new(9)), 0, ServerConfig::default());
+    let (stop, pause) = (AtomicBool::new(false), AtomicBool::new(true));
+    let mut sink = ShardSink::new(dir.path(), &cfg, "q", 10);
+    std::thread::scope(|s| {
+        let run = s.spawn(|| run_selfplay_paced(&cfg, &server.handle(), None, &stop, &pause, &mut sink, &mut |_| {}));
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        let prog = run.join().unwrap().unwrap();
+        assert_eq!(prog.games, 0);
+    });
+    server.join();
 }
