@@ -107,3 +107,30 @@ fn a_line_pattern_generation_plays_selfplay_arena_and_gomocup() {
     let mv: Vec<i64> = lines[1].split(',').filter_map(|v| v.trim().parse().ok()).collect();
     assert!(mv.len() == 2 && mv.iter().all(|&v| (0..9).contains(&v)), "{lines:?}");
 }
+
+/// `pipeline.selfplay_waits_for_trainer`: with a trainer far slower than self-play (5 training
+/// samples per new sample on a 9x9 board), paced self-play waits, so the run trains close to
+/// that ratio. (Unpaced, the same 800 steps published as four generations of 200 trained 0.02
+/// samples per sample: self-play outran the trainer 250 times over.)
+#[test]
+fn paced_selfplay_lets_the_trainer_reach_its_samples_per_new_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("paced");
+    let out = bin()
+        .args(["train", "--config", CONFIG, "--run"])
+        .arg(&run)
+        .args(["--max-generations", "1"])
+        .args(["--set", "training.samples_per_new_sample=5", "--set", "pipeline.steps_per_generation=800"])
+        .args(["--set", "pipeline.games_per_shard=1", "--set", "pipeline.selfplay_waits_for_trainer=true"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "train failed: {}", String::from_utf8_lossy(&out.stderr));
+    let log = std::fs::read_to_string(run.join("generations.jsonl")).unwrap();
+    let last: serde_json::Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
+    let ratio = last["samples_trained"].as_f64().unwrap() / last["total_samples"].as_f64().unwrap();
+    // At any look the trainer is at most a round (8 steps of 16 samples) and what self-play
+    // wrote since the previous look behind.
+    assert!(ratio >= 4.0, "paced self-play: {ratio:.2} training samples per sample, want close to 5");
+    let log = std::fs::read_to_string(run.join("train.log")).unwrap();
+    assert!(log.contains("self-play waited for the trainer"), "{log}");
+}

@@ -86,6 +86,12 @@ pub struct PipelineConfig {
     /// run that publishes every few seconds would otherwise write gigabytes an hour. The curve
     /// then needs `--every-generations` a multiple of this.
     pub keep_generations_every: u64,
+    /// `renju-zero train` only (both halves in one process): self-play pauses while the trainer
+    /// is more than `steps_per_round` steps behind its `training.samples_per_new_sample`
+    /// budget, so a run whose trainer shares the CPU with self-play trains the configured
+    /// samples per new sample instead of whatever CPU share it gets. Separate `selfplay` and
+    /// `trainer` processes are not paced. Default false.
+    pub selfplay_waits_for_trainer: bool,
 }
 
 impl Default for PipelineConfig {
@@ -101,6 +107,7 @@ impl Default for PipelineConfig {
             gate_min_score: GateConfig::default().min_score,
             gate_sprt: GateConfig::default().sprt.is_some(),
             keep_generations_every: 1,
+            selfplay_waits_for_trainer: false,
         }
     }
 }

@@ -147,6 +147,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "pipeline.keep_generations_every",
         "once 10 newer exist, delete generations whose number is not a multiple of this (1 keeps all)",
     ),
+    (
+        "pipeline.selfplay_waits_for_trainer",
+        "train: self-play pauses while the trainer is over steps_per_round steps behind samples_per_new_sample",
+    ),
 ];
 
 /// Keys without a default value, with the example value `configs/defaults.toml` shows

@@ -38,6 +38,8 @@ mod gate;
 #[cfg(feature = "torch")]
 mod generation_log;
 #[cfg(feature = "torch")]
+mod pace;
+#[cfg(feature = "torch")]
 pub mod report;
 #[cfg(feature = "torch")]
 mod selfplay_half;
@@ -57,6 +59,8 @@ pub use trainer_half::trainer_loop;
 
 #[cfg(feature = "torch")]
 use anyhow::Result;
+#[cfg(feature = "torch")]
+use pace::Pace;
 #[cfg(feature = "torch")]
 use renju_selfplay::worker::Progress;
 
@@ -86,15 +90,20 @@ pub fn train(cfg: &RunConfig, run: &RunDir, when: &StopWhen, stop: &Stop, report
     run.note(&format!("train started (pid {})", std::process::id()))?;
     // The trainer must exist (generation 0 published) before self-play can load a model.
     let selfplay_stop = Stop::default();
+    let pace = cfg
+        .pipeline
+        .selfplay_waits_for_trainer
+        .then(|| Pace::new(cfg.training.batch_size, cfg.training.samples_per_new_sample, cfg.pipeline.steps_per_round));
+    let pace = pace.as_ref();
     let result = std::thread::scope(|scope| -> Result<()> {
         let sp = scope.spawn(|| {
-            let r = selfplay_loop(cfg, run, &StopWhen::default(), &selfplay_stop, reporter);
+            let r = selfplay_loop(cfg, run, &StopWhen::default(), &selfplay_stop, pace, reporter);
             if r.is_err() {
                 stop.set(); // the trainer would otherwise wait for samples forever
             }
             r
         });
-        let tr = trainer_loop(cfg, run, when, stop, reporter);
+        let tr = trainer_loop(cfg, run, when, stop, reporter, pace);
         // Self-play runs as long as the trainer does, then flushes its last shard.
         selfplay_stop.set();
         let sp = sp.join().map_err(|_| anyhow::anyhow!("self-play panicked"))?;
@@ -120,7 +129,7 @@ pub fn trainer_only(
     reporter: &dyn Reporter,
 ) -> Result<()> {
     sweep(run)?;
-    trainer_loop(cfg, run, when, stop, reporter)
+    trainer_loop(cfg, run, when, stop, reporter, None)
 }
 
 #[cfg(feature = "torch")]
@@ -133,7 +142,7 @@ pub fn selfplay_only(
     stop: &Stop,
     reporter: &dyn Reporter,
 ) -> Result<Progress> {
-    let p = selfplay_loop(cfg, run, when, stop, reporter)?;
+    let p = selfplay_loop(cfg, run, when, stop, None, reporter)?;
     let (pid, games, positions) = (std::process::id(), p.games, p.positions);
     let line = format!("self-play process {pid} stopped: {games} games, {positions} recorded positions");
     run.note(&line)?;

@@ -9,24 +9,27 @@
 
 use super::config::RunConfig;
 use super::generation_log::list_shards_or_empty;
+use super::pace::Pace;
 use super::report::{Half, Report, Reporter};
 use super::stop::{say, Stop, StopWhen};
 use anyhow::{Context, Result};
 use renju_selfplay::server::{InferenceServer, ServerHandle};
-use renju_selfplay::worker::{run_selfplay, Progress, ShardSink};
+use renju_selfplay::worker::{run_selfplay_paced, Progress, ShardSink};
 use renju_trainer::model::load_line_table;
 use renju_trainer::{ModelEvaluator, NetKind, RunDir};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::time::{Duration, Instant};
 
-/// Self-play half: serves the newest generation, follows newly published ones, writes shards.
-/// Returns the self-play totals when `stop` is set (or `when` is reached).
+/// Self-play half: serves the newest generation, follows newly published ones, writes shards,
+/// within the room `pace` leaves when given. Returns the self-play totals when `stop` is set (or `when` is
+/// reached).
 pub fn selfplay_loop(
     cfg: &RunConfig,
     run: &RunDir,
     when: &StopWhen,
     stop: &Stop,
+    pace: Option<&Pace>,
     reporter: &dyn Reporter,
 ) -> Result<Progress> {
     let device = cfg.training.device.resolve()?;
@@ -60,7 +63,12 @@ pub fn selfplay_loop(
             &renju_selfplay::record::default_writer_id(&renju_trainer::process::host_tag()),
             cfg.pipeline.games_per_shard,
         );
+        let mut written = 0;
         let mut on_progress = |p: &Progress| {
+            if let Some(pace) = pace {
+                pace.wrote(p.positions - written);
+                written = p.positions;
+            }
             reporter.report(Report::Selfplay { generation: current.load(Ordering::SeqCst), progress: p });
             let timed_out = when.minutes.is_some_and(|m| t0.elapsed().as_secs_f64() > m * 60.0);
             if timed_out {
@@ -68,7 +76,9 @@ pub fn selfplay_loop(
             }
         };
         let uploader = scope.spawn(|| upload_shards(run, stop));
-        let r = run_selfplay(&sp, &handle, when.games, stop.flag(), &mut sink, &mut on_progress);
+        let unpaced = AtomicBool::new(false);
+        let pause = pace.map_or(&unpaced, |p| p.flag());
+        let r = run_selfplay_paced(&sp, &handle, when.games, stop.flag(), pause, &mut sink, &mut on_progress);
         // Whatever ended self-play ends the watcher and the uploader too.
         stop.set();
         let w = watcher.join().map_err(|_| anyhow::anyhow!("the model watcher panicked"))?;

@@ -13,6 +13,7 @@ use super::generation_log::{
     append_generation_line, newest_generations, recover_generation_lines, GenerationLine, GenerationTally,
     SelfplayLine, BY_GENERATION_KEPT,
 };
+use super::pace::Pace;
 use super::report::{Half, Report, Reporter};
 use super::stop::{say, Stop, StopWhen};
 use anyhow::{Context, Result};
@@ -23,15 +24,35 @@ use renju_trainer::{TrainMetrics, Trainer};
 use std::time::{Duration, Instant};
 
 /// Trainer half: trains within the samples-per-new-sample budget and publishes generations until
-/// `stop` is set or `when` is reached.
+/// `stop` is set or `when` is reached. With `pace`, self-play in the same process writes only
+/// what keeps the trainer within `pipeline.steps_per_round` steps of that budget ([`Pace`]),
+/// and is released when the loop ends.
 pub fn trainer_loop(
     cfg: &RunConfig,
     run: &RunDir,
     when: &StopWhen,
     stop: &Stop,
     reporter: &dyn Reporter,
+    pace: Option<&Pace>,
+) -> Result<()> {
+    let result = trainer_rounds(cfg, run, when, stop, reporter, pace);
+    if let Some(p) = pace {
+        p.release();
+    }
+    result
+}
+
+/// [`trainer_loop`] but the release of paced self-play.
+fn trainer_rounds<'a>(
+    cfg: &'a RunConfig,
+    run: &'a RunDir,
+    when: &StopWhen,
+    stop: &Stop,
+    reporter: &'a dyn Reporter,
+    pace: Option<&'a Pace>,
 ) -> Result<()> {
     let mut tl = TrainerLoop::open(cfg, run, reporter)?;
+    tl.pace = pace;
     if when.generation.is_some_and(|g| tl.gen >= g) {
         stop.set();
     }
@@ -99,6 +120,8 @@ struct TrainerLoop<'a> {
     gen: u64,
     /// The step at which the next candidate is due (later than `(gen + 1) * k` after rejections).
     due: u64,
+    /// Self-play, when the trainer paces it.
+    pace: Option<&'a Pace>,
 }
 
 impl<'a> TrainerLoop<'a> {
@@ -130,6 +153,7 @@ impl<'a> TrainerLoop<'a> {
             last_pull: None,
             gen,
             due: (gen + 1) * cfg.pipeline.steps_per_generation,
+            pace: None,
         })
     }
 
@@ -149,6 +173,9 @@ impl<'a> TrainerLoop<'a> {
             self.run.note(&line)?;
         }
         let allowed = self.trainer.steps_allowed();
+        if let Some(pace) = self.pace {
+            pace.look(allowed);
+        }
         let last = &self.last;
         if allowed == 0 {
             let since = *self.waiting_since.get_or_insert_with(Instant::now);
@@ -159,12 +186,18 @@ impl<'a> TrainerLoop<'a> {
                 waited: since.elapsed(),
                 last,
             });
-            std::thread::sleep(Duration::from_millis(200));
+            // Paced self-play runs while the trainer waits: look again soon, so that it writes
+            // little more than the trainer can take.
+            let poll = if self.pace.is_some() { 50 } else { 200 };
+            std::thread::sleep(Duration::from_millis(poll));
             return Ok(());
         }
         self.waiting_since = None;
         let n = allowed.min(self.cfg.pipeline.steps_per_round).min(self.due - self.trainer.step());
         let m = self.trainer.train_steps_until(n, stop.flag())?;
+        if let Some(pace) = self.pace {
+            pace.trained(m.steps);
+        }
         if m.steps > 0 {
             self.last = m;
         }
@@ -273,6 +306,14 @@ impl<'a> TrainerLoop<'a> {
         let step = self.trainer.step();
         let total = self.trainer.window_status().total_samples;
         let mut line = format!("trainer stopped at step {step} (generation {}); it had read {total} samples", self.gen);
+        if total > 0 {
+            let ratio = self.trainer.samples_trained() as f64 / total as f64;
+            line.push_str(&format!(", {ratio:.2} training samples per sample"));
+        }
+        if let Some(pace) = self.pace {
+            let share = (pace.paused_time().as_secs_f64() / self.t0.elapsed().as_secs_f64().max(1e-9)).min(1.0);
+            line.push_str(&format!("; self-play waited for the trainer {:.0}% of this session", 100.0 * share));
+        }
         if step == 0 {
             let min = self.cfg.training.min_samples_to_train;
             line.push_str(&format!(" (training starts at training.min_samples_to_train = {min})"));
