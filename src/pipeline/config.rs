@@ -229,7 +229,11 @@ impl RunConfig {
                 format!("resnet {} x {}, encoder version {}", t.net.blocks, t.net.channels, t.encoder_version)
             }
             renju_trainer::NetKind::Linepattern => {
-                format!("linepattern net F {}, {} line channels", t.net.line_features, t.net.line_channels)
+                let pw = match t.net.policy_pointwise {
+                    0 => String::new(),
+                    k => format!(", dynamic pointwise policy K {k}"),
+                };
+                format!("linepattern net F {}, {} line channels{pw}", t.net.line_features, t.net.line_channels)
             }
         };
         let device = toml::Value::try_from(t.device).map_or_else(|_| format!("{:?}", t.device), |v| v.to_string());

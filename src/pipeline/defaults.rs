@@ -120,6 +120,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "linepattern: channels of the five kernel-3 1-D convolutions along a line",
     ),
     (
+        "training.net.policy_pointwise",
+        "linepattern: outputs K of the dynamic pointwise policy stage (Rapfi's mix9 design); 0 = none",
+    ),
+    (
         "training.optimizer.kind",
         "sgd (Nesterov momentum) | adamw (keys beta1 0.9, beta2 0.999, eps 1e-8, weight_decay 0.01)",
     ),

@@ -3,11 +3,12 @@
 //! ```text
 //! cargo run --release -p renju-trainer --example bench_linepattern -- [--positions 4000]
 //!     [--resnet-positions 512] [--games 16] [--playouts 128] [--fast-playouts 32] [--repeat 1]
-//!     [--line-features 32]
+//!     [--line-features 32] [--policy-pointwise 0]
 //! ```
 //!
 //! - Evaluator: positions/s of the table evaluator (`LinePatternEvaluator`, the `linepattern`
-//!   preset, its F = 32 unless `--line-features F`) and of the tch `ModelEvaluator` with the
+//!   preset, its F = 32 unless `--line-features F`, with a dynamic pointwise policy stage of `K`
+//!   outputs with `--policy-pointwise K`) and of the tch `ModelEvaluator` with the
 //!   `small` ResNet (6 x 64), both on 15x15 renju midgames (30-60 stones from random RIF
 //!   games), torch limited to one thread; the table evaluator in requests of 16 positions (a
 //!   self-play request), the ResNet in batches of 256. Also the share of the table evaluation
@@ -86,6 +87,7 @@ fn main() -> Result<()> {
 
     let mut line_net = NetConfig::preset("linepattern")?;
     line_net.line_features = arg("--line-features", &line_net.line_features.to_string()).parse()?;
+    line_net.policy_pointwise = arg("--policy-pointwise", "0").parse()?;
     let (_lp_run, lp_models) = published(line_net)?;
     let net = load_line_table(&lp_models)?;
     let mut table = net.evaluator();

@@ -56,6 +56,11 @@ pub struct NetConfig {
     /// linepattern: channels of the five kernel-3 1-D convolutions along a line (receptive field
     /// 11 cells). Default: 32.
     pub line_channels: usize,
+    /// linepattern: outputs `K` of the dynamic pointwise policy stage (after Rapfi's mix9
+    /// networks): the pooled features generate, per position, a `K x F` pointwise layer whose
+    /// relu outputs, weighted, add to every placement logit. 0 = none (the placement logit is
+    /// linear in a point's features). Default: 0.
+    pub policy_pointwise: usize,
 }
 
 impl Default for NetConfig {
@@ -92,6 +97,7 @@ impl NetConfig {
             kind: NetKind::Resnet,
             line_features: 32,
             line_channels: 32,
+            policy_pointwise: 0,
             blocks,
             channels,
             pool_every: 3,
@@ -108,8 +114,13 @@ impl NetConfig {
             ensure!(self.line_features >= 1, "net.line_features must be >= 1");
             ensure!(self.line_channels >= 1, "net.line_channels must be >= 1");
             ensure!(self.value_hidden >= 1, "net.value_hidden must be >= 1");
+            ensure!(self.policy_pointwise <= 64, "net.policy_pointwise must be <= 64 (got {})", self.policy_pointwise);
             return Ok(());
         }
+        ensure!(
+            self.policy_pointwise == 0,
+            "net.policy_pointwise is a stage of the linepattern net; the resnet has none (set it to 0)"
+        );
         ensure!(self.blocks >= 1, "net.blocks must be >= 1");
         ensure!(self.channels >= 2, "net.channels must be >= 2");
         ensure!(

@@ -25,9 +25,15 @@ fn random_positions(n: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {
 
 /// A line-pattern run trained a few steps (biases off zero) and published as generation 1.
 fn trained_run() -> (tempfile::TempDir, std::path::PathBuf) {
+    trained_run_with(0)
+}
+
+/// [`trained_run`] with a dynamic pointwise policy stage of `k` outputs (0: none).
+fn trained_run_with(k: usize) -> (tempfile::TempDir, std::path::PathBuf) {
     let run = tempfile::tempdir().unwrap();
     write_shard(&RunDir::new(run.path()).selfplay(), 0..32);
     let mut cfg = line_config();
+    cfg.net.policy_pointwise = k;
     cfg.schedule = LrSchedule { lr: 0.05, warmup_steps: 1, milestones: vec![] };
     let mut t = Trainer::open_or_resume(&RunDir::new(run.path()), cfg).unwrap();
     t.refresh_window().unwrap();
@@ -40,7 +46,18 @@ fn trained_run() -> (tempfile::TempDir, std::path::PathBuf) {
 
 #[test]
 fn table_evaluator_equals_the_tch_model_on_1000_random_positions() {
-    let (_run, models) = trained_run();
+    table_evaluator_equals_the_tch_model(0);
+}
+
+/// The same with the dynamic pointwise policy stage: its trained weights (off their zero start)
+/// reach the table file, and the table evaluator computes the stage as tch does.
+#[test]
+fn table_evaluator_equals_the_tch_model_with_a_pointwise_policy_stage() {
+    table_evaluator_equals_the_tch_model(3);
+}
+
+fn table_evaluator_equals_the_tch_model(k: usize) {
+    let (_run, models) = trained_run_with(k);
     let gen = models.join("gen-000001");
     let cfg = ModelConfig::read(&gen).unwrap();
     assert_eq!(cfg.net.kind, NetKind::Linepattern);
@@ -48,7 +65,13 @@ fn table_evaluator_equals_the_tch_model_on_1000_random_positions() {
     assert_eq!(info.file, TABLE_FILE);
     assert_eq!(info.checksum.len(), 64);
     let mut tch_ev = ModelEvaluator::load(&gen, tch::Device::Cpu).unwrap();
+    assert_eq!(info.version, if k > 0 { 2 } else { 1 });
     let net = load_line_table(&gen).unwrap();
+    let weights = renju_selfplay::linepattern::LinePatternWeights::read(&gen.join(TABLE_FILE)).unwrap();
+    assert_eq!(weights.policy_pointwise, k);
+    if k > 0 {
+        assert!(weights.pw_out.iter().all(|v| *v != 0.0), "trained off zero: {:?}", weights.pw_out);
+    }
     let mut table_ev = net.evaluator().with_precision(Precision::F32);
     let mut quant_ev = net.evaluator().with_precision(Precision::I16);
     let n = 1000;

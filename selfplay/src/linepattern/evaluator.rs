@@ -3,7 +3,7 @@
 //! time), over a [`LinePatternNet`].
 
 use super::geometry::{mark_cells, mark_points};
-use super::layers::{depthwise_points, dot, pooled_heads, FirstLayer};
+use super::layers::{depthwise_points, dot, dynamic_policy, pooled_heads, FirstLayer};
 use super::net::{LinePatternNet, Precision, TableRef};
 use super::pattern::canonical;
 #[cfg(target_arch = "x86_64")]
@@ -32,6 +32,12 @@ struct Scratch {
     gbias: Vec<f32>,
     pooled: Vec<f32>,
     hidden: Vec<f32>,
+    /// `[S*S, F]` (and zero points up to a multiple of 4): the depthwise stage's outputs, kept
+    /// for the dynamic policy stage (empty without one).
+    o_all: Vec<f32>,
+    /// The dynamic policy stage's hidden layer `[F]` and generated weights `[K*F + K]`.
+    pw_hidden: Vec<f32>,
+    pw_gen: Vec<f32>,
 }
 
 /// The table evaluator: the same outputs as the tch `LineNet` from table lookups. Per position
@@ -40,7 +46,10 @@ struct Scratch {
 ///    + global_w^T globals + global_b`, `a = relu(h)`;
 /// 2. `o[p] = a[p] + relu(dw_b + sum_taps dw_w[t] * a[p + t])` (depthwise 3x3, zero outside);
 /// 3. placement logit `policy_w . o[p] + policy_b`; pooled `[mean_p o, max_p o]` (`2F`) gives the
-///    protocol logits (linear) and the value (linear, relu, linear to W/D/L logits, softmax).
+///    protocol logits (linear) and the value (linear, relu, linear to W/D/L logits, softmax);
+/// 4. with a dynamic policy stage (`policy_pointwise = K > 0`), the pooled vector generates a `[K, F]`
+///    pointwise layer whose relu outputs, weighted, add to every placement logit
+///    (`layers::dynamic_policy`).
 ///
 /// Pattern indices are recomputed per position from the planes (chosen by measurement, see
 /// `docs/experiments/2026-12-line-pattern-evaluator.md`: with AVX2 they cost about 4% of an evaluation). The table
@@ -209,25 +218,31 @@ fn kernel_rows<const FC: usize, const AVX2: bool, T: LineRowsAvx2>(
     sc.out.resize(f, 0.0);
     let (mean, max) = sc.pooled.split_at_mut(f);
     max.fill(f32::NEG_INFINITY);
+    // The dynamic policy stage reads points four at a time: room for a multiple of 4.
+    let keep = if w.policy_pointwise > 0 { pp.next_multiple_of(4) * f } else { 0 };
+    sc.o_all.resize(keep, 0.0);
     #[cfg(target_arch = "x86_64")]
     if AVX2 && matches!(f, 16 | 32 | 64) {
         // SAFETY: `AVX2` is true only inside `kernel_avx2`, which runs only on CPUs with AVX2
         // and FMA; the buffers have the sizes the function asks for (`act` resized above, `pooled` 2F).
         unsafe {
             match f {
-                16 => depthwise_points_avx2::<2>(w, &sc.act, &mut sc.pol, mean, max, logits),
-                32 => depthwise_points_avx2::<4>(w, &sc.act, &mut sc.pol, mean, max, logits),
-                _ => depthwise_points_avx2::<8>(w, &sc.act, &mut sc.pol, mean, max, logits),
+                16 => depthwise_points_avx2::<2>(w, &sc.act, &mut sc.pol, mean, max, logits, &mut sc.o_all),
+                32 => depthwise_points_avx2::<4>(w, &sc.act, &mut sc.pol, mean, max, logits, &mut sc.o_all),
+                _ => depthwise_points_avx2::<8>(w, &sc.act, &mut sc.pol, mean, max, logits, &mut sc.o_all),
             }
         }
     } else {
-        depthwise_points(w, &sc.act, &mut sc.out[..f], mean, max, logits);
+        depthwise_points(w, &sc.act, &mut sc.out[..f], mean, max, logits, &mut sc.o_all);
     }
     #[cfg(not(target_arch = "x86_64"))]
-    depthwise_points(w, &sc.act, &mut sc.out[..f], mean, max, logits);
+    depthwise_points(w, &sc.act, &mut sc.out[..f], mean, max, logits, &mut sc.o_all);
     let pooled = &mut sc.pooled[..];
     for v in &mut pooled[..f] {
         *v /= pp as f32;
+    }
+    if w.policy_pointwise > 0 {
+        dynamic_policy::<AVX2>(w, &sc.o_all, pooled, &mut sc.pw_hidden, &mut sc.pw_gen, &mut logits[..pp]);
     }
     let r = w.protocol_actions();
     let h = w.value_hidden;
@@ -286,7 +301,7 @@ impl LinePatternNet {
 
 #[cfg(test)]
 mod tests {
-    use super::super::table::random_weights;
+    use super::super::table::{random_weights, random_weights_pointwise};
     use super::*;
 
     #[test]
@@ -314,8 +329,8 @@ mod tests {
     #[test]
     fn specialised_kernels_equal_the_generic_loop_bit_for_bit() {
         let (planes, globals) = crate::encode::random_positions(40, 15, 0..=60, 9);
-        for f in [16, 32, 64, 24, 5] {
-            let net = LinePatternNet::new(random_weights(15, f, 8, f as u64)).unwrap();
+        for (f, k) in [(16, 0), (32, 0), (64, 0), (24, 0), (5, 0), (32, 4), (5, 3)] {
+            let net = LinePatternNet::new(random_weights_pointwise(15, f, 8, k, f as u64)).unwrap();
             let a = action_space_size(15);
             for precision in [Precision::F32, Precision::I16] {
                 let mut fast = net.evaluator().with_precision(precision);
@@ -332,14 +347,14 @@ mod tests {
                         table,
                         Io { planes: p, globals: g, logits: &mut lg, wdl: &mut wdl },
                     );
-                    let at = format!("F = {f}, {precision:?}, position {i}");
+                    let at = format!("F = {f}, K = {k}, {precision:?}, position {i}");
                     assert_eq!(lg[..], out.policy_logits[i * a..(i + 1) * a], "{at}: logits");
                     assert_eq!(wdl[..], out.wdl[i * 3..(i + 1) * 3], "{at}: W/D/L");
                 }
                 let mut portable = net.evaluator().with_precision(precision).with_simd(false);
                 assert!(!portable.simd());
                 let got = portable.evaluate(&planes, &globals, 40).unwrap();
-                assert_eq!(got.policy_logits, out.policy_logits, "F = {f}, {precision:?}");
+                assert_eq!(got.policy_logits, out.policy_logits, "F = {f}, K = {k}, {precision:?}");
             }
         }
     }

@@ -116,7 +116,9 @@ impl<T: LineRows, I: Fn(usize) -> [usize; 4]> FirstLayer<'_, T, I> {
 
 /// The depthwise 3x3 + residual of every point (`act`: first-layer activations on the padded
 /// board, `[(S+2)^2, F]`), its placement logit into `logits[..S*S]`, and the running mean sum
-/// and max of the outputs into `mean` and `max` (`[F]` each). `o` (`[F]`) is scratch.
+/// and max of the outputs into `mean` and `max` (`[F]` each). `o` (`[F]`) is scratch. Unless
+/// `o_all` is empty, every point's outputs are also kept there (`[S*S, F]`, for
+/// [`dynamic_policy`]).
 #[inline(always)]
 pub(super) fn depthwise_points(
     w: &LinePatternWeights,
@@ -125,6 +127,7 @@ pub(super) fn depthwise_points(
     mean: &mut [f32],
     max: &mut [f32],
     logits: &mut [f32],
+    o_all: &mut [f32],
 ) {
     let f = o.len();
     let s = w.board_size;
@@ -146,7 +149,98 @@ pub(super) fn depthwise_points(
                 *mx = mx.max(*v);
             }
             logits[y * s + x] = pb + dot(o, policy_w);
+            if !o_all.is_empty() {
+                let p = y * s + x;
+                o_all[p * f..(p + 1) * f].copy_from_slice(o);
+            }
         }
+    }
+}
+
+/// The dynamic pointwise policy stage (`K = w.policy_pointwise > 0`; see [`LinePatternWeights`]):
+/// from the pooled vector (`pooled`, `[2F]`) the hidden `d = relu(pw1_b + pw1_w pooled)`
+/// (`[F]`, into `hidden`) and the per-position `g = pw2_b + pw2_w d` (`[K*F + K]`: `W`
+/// row-major `[K, F]`, then `b`), kept in `gen` as `W` transposed then `b`; then every point `p`
+/// adds `sum_k pw_out[k] * relu(b[k] + sum_i W[k][i] o[p][i])` to `logits[p]`
+/// ([`pointwise_points`] fixes the order of the sums). `o_all`: the depthwise stage's outputs
+/// `[S*S, F]`, padded with zero points to a multiple of 4 points; `K <= 64`.
+#[inline(always)]
+pub(super) fn dynamic_policy<const AVX2: bool>(
+    w: &LinePatternWeights,
+    o_all: &[f32],
+    pooled: &[f32],
+    hidden: &mut Vec<f32>,
+    gen: &mut Vec<f32>,
+    logits: &mut [f32],
+) {
+    let (f, k) = (w.features, w.policy_pointwise);
+    hidden.clear();
+    hidden.extend((0..f).map(|i| (w.pw1_b[i] + dot(&w.pw1_w[i * 2 * f..(i + 1) * 2 * f], pooled)).max(0.0)));
+    // W transposed, `[F, Kp]` with `Kp` = K rounded up to whole 8-lane chunks (zero columns),
+    // then `b` (`[Kp]`): a point's K sums run in 8-lane chunks.
+    let kp = k.next_multiple_of(8);
+    gen.clear();
+    gen.resize(f * kp + kp, 0.0);
+    for r in 0..k * f + k {
+        let v = w.pw2_b[r] + dot(&w.pw2_w[r * f..(r + 1) * f], hidden);
+        // Row r < K*F is W[r / F][r % F].
+        let at = if r < k * f { (r % f) * kp + r / f } else { f * kp + r - k * f };
+        gen[at] = v;
+    }
+    let (wt, bd) = gen.split_at(f * kp);
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: `AVX2` is true only inside `evaluator::kernel_avx2`, which runs only on CPUs
+        // with AVX2; the slices have the sizes the function asks for (built above).
+        unsafe { super::simd::pointwise_points_avx2(wt, bd, &w.pw_out[..k], o_all, f, logits) };
+        return;
+    }
+    pointwise_points(wt, bd, &w.pw_out[..k], o_all, f, logits);
+}
+
+/// [`dynamic_policy`]'s per-point sums: `wt` `[F, Kp]`, `bd` `[Kp]` (`Kp` a multiple of 8, at
+/// most 64), `out` `[K]` (`K <= Kp`), `o_all` `S*S` points rounded up to a multiple of 4 (the
+/// padding points are never written to `logits`). Four points at a time, one 8-lane chunk of
+/// outputs at a time: each lane starts at its bias and adds `o[p][i] * W^T[i][lane]` in
+/// increasing `i` (a product, then an add); then every point adds `out[k] * relu(sum_k)` in
+/// increasing `k` to its logit. `simd::pointwise_points_avx2` is the twin.
+#[inline(always)]
+pub(super) fn pointwise_points(wt: &[f32], bd: &[f32], out: &[f32], o_all: &[f32], f: usize, logits: &mut [f32]) {
+    let kp = bd.len();
+    let pp = logits.len();
+    let mut sums = [0f32; 4 * 64];
+    for p0 in (0..pp).step_by(4) {
+        for c in (0..kp).step_by(8) {
+            let mut acc = [[0f32; 8]; 4];
+            for a in acc.iter_mut() {
+                a.copy_from_slice(&bd[c..c + 8]);
+            }
+            for i in 0..f {
+                let w = &wt[i * kp + c..i * kp + c + 8];
+                for (q, a) in acc.iter_mut().enumerate() {
+                    let oi = o_all[(p0 + q) * f + i];
+                    for j in 0..8 {
+                        a[j] += oi * w[j];
+                    }
+                }
+            }
+            for (q, a) in acc.iter().enumerate() {
+                sums[q * kp + c..q * kp + c + 8].copy_from_slice(a);
+            }
+        }
+        pointwise_finish(&sums, out, kp, p0, logits);
+    }
+}
+
+/// The logits of points `p0..p0 + 4` (those below `S*S`) from their sums (`sums[q * kp + k]`).
+#[inline(always)]
+pub(super) fn pointwise_finish(sums: &[f32], out: &[f32], kp: usize, p0: usize, logits: &mut [f32]) {
+    for q in 0..4.min(logits.len() - p0) {
+        let mut add = 0.0f32;
+        for (k, &c) in out.iter().enumerate() {
+            add += c * sums[q * kp + k].max(0.0);
+        }
+        logits[p0 + q] += add;
     }
 }
 

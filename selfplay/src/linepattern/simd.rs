@@ -240,7 +240,8 @@ impl<T: LineRowsAvx2, I: Fn(usize) -> [usize; 4]> FirstLayer<'_, T, I> {
 ///
 /// # Safety
 /// The CPU must support AVX2 and FMA; `act` holds `(S+2)^2 * F` values, `mean` and `max` `F`, `logits`
-/// at least `S*S`.
+/// at least `S*S`, `o_all` none or `S*S * F` (each point's outputs are kept there, as the portable
+/// loop keeps them).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn depthwise_points_avx2<const N: usize>(
@@ -250,14 +251,17 @@ pub(super) unsafe fn depthwise_points_avx2<const N: usize>(
     mean: &mut [f32],
     max: &mut [f32],
     logits: &mut [f32],
+    o_all: &mut [f32],
 ) {
     let f = 8 * N;
     let s = w.board_size;
     let (sp, pp) = (s + 2, s * s);
     assert!(act.len() >= sp * sp * f && mean.len() >= f && max.len() >= f && logits.len() >= pp);
     assert!(w.dw_w.len() >= 9 * f && w.dw_b.len() >= f && w.policy_w.len() >= f);
+    assert!(o_all.is_empty() || o_all.len() >= pp * f);
+    let keep = !o_all.is_empty();
     pol.resize(pp * 8, 0.0);
-    let (act, pol) = (act.as_ptr(), pol.as_mut_ptr());
+    let (act, pol, o_all) = (act.as_ptr(), pol.as_mut_ptr(), o_all.as_mut_ptr());
     let zero = _mm256_setzero_ps();
     let add = |a, b| _mm256_add_ps(a, b);
     for n in 0..N {
@@ -283,6 +287,9 @@ pub(super) unsafe fn depthwise_points_avx2<const N: usize>(
                 let o = add(_mm256_loadu_ps(act.add(q * f + c)), _mm256_max_ps(v, zero));
                 m_sum = add(m_sum, o);
                 m_max = _mm256_max_ps(m_max, o);
+                if keep {
+                    _mm256_storeu_ps(o_all.add((y * s + x) * f + c), o);
+                }
                 let at = pol.add((y * s + x) * 8);
                 let prev = if n == 0 { zero } else { _mm256_loadu_ps(at) };
                 _mm256_storeu_ps(at, add(prev, _mm256_mul_ps(o, pw)));
@@ -298,5 +305,46 @@ pub(super) unsafe fn depthwise_points_avx2<const N: usize>(
         let t = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
         let u = _mm_add_ps(t, _mm_shuffle_ps(t, t, 0b10_11_00_01));
         *l = pb + _mm_cvtss_f32(_mm_add_ss(u, _mm_movehl_ps(u, u)));
+    }
+}
+
+/// [`pointwise_points`](super::layers::pointwise_points) with AVX2: the four points' 8-lane
+/// accumulators of a chunk stay in registers, with the same product-then-add per lane in the same
+/// order, so the outputs are bit-identical.
+///
+/// # Safety
+/// The CPU must support AVX2; `bd.len()` is a multiple of 8 and at most 64, `wt` holds
+/// `F * bd.len()` values, `o_all` at least `S*S` rounded up to 4 points of `F`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn pointwise_points_avx2(
+    wt: &[f32],
+    bd: &[f32],
+    out: &[f32],
+    o_all: &[f32],
+    f: usize,
+    logits: &mut [f32],
+) {
+    let kp = bd.len();
+    let pp = logits.len();
+    assert!(kp.is_multiple_of(8) && kp <= 64 && wt.len() >= f * kp && o_all.len() >= pp.next_multiple_of(4) * f);
+    let mut sums = [0f32; 4 * 64];
+    let (wt_p, o_p) = (wt.as_ptr(), o_all.as_ptr());
+    for p0 in (0..pp).step_by(4) {
+        for c in (0..kp).step_by(8) {
+            let b = _mm256_loadu_ps(bd.as_ptr().add(c));
+            let mut acc = [b; 4];
+            for i in 0..f {
+                let w = _mm256_loadu_ps(wt_p.add(i * kp + c));
+                for (q, a) in acc.iter_mut().enumerate() {
+                    let oi = _mm256_set1_ps(*o_p.add((p0 + q) * f + i));
+                    *a = _mm256_add_ps(*a, _mm256_mul_ps(oi, w));
+                }
+            }
+            for (q, a) in acc.iter().enumerate() {
+                _mm256_storeu_ps(sums.as_mut_ptr().add(q * kp + c), *a);
+            }
+        }
+        super::layers::pointwise_finish(&sums, out, kp, p0, logits);
     }
 }

@@ -11,8 +11,11 @@ use std::path::Path;
 
 /// Value of the table file's `format` metadata.
 pub const TABLE_FORMAT: &str = "renju-zero-linepattern-table";
-/// Version of the table file layout (tensor names and shapes below); checked on load.
-pub const TABLE_VERSION: u32 = 1;
+/// Newest version of the table file layout (tensor names and shapes below); checked on load.
+/// Version 1 has no dynamic policy stage; version 2 adds its tensors (`policy_pointwise > 0`). A file is
+/// written at the lowest version that holds it ([`LinePatternWeights::layout_version`]), and this
+/// build reads both.
+pub const TABLE_VERSION: u32 = 2;
 /// File name of the table inside a published generation.
 pub const TABLE_FILE: &str = "linepattern.safetensors";
 
@@ -51,6 +54,19 @@ pub struct LinePatternWeights {
     pub value_b1: Vec<f32>,
     pub value_w2: Vec<f32>,
     pub value_b2: Vec<f32>,
+    /// Outputs `K` of the dynamic pointwise policy stage; 0: none (the placement logit is the
+    /// linear `policy_w . o[p] + policy_b` alone). With `K > 0` the pooled vector generates a
+    /// per-position `[K, F]` weight matrix `W` and bias `b` (`pw1`, relu, `pw2`), and every
+    /// point adds `pw_out . relu(W o[p] + b)` to its placement logit.
+    pub policy_pointwise: usize,
+    /// `[F, 2F]`, `[F]`: the generator's hidden layer (pooled vector -> `F`, relu).
+    pub pw1_w: Vec<f32>,
+    pub pw1_b: Vec<f32>,
+    /// `[K*F + K, F]`, `[K*F + K]`: hidden -> the per-position `W` (row-major `[K, F]`) then `b`.
+    pub pw2_w: Vec<f32>,
+    pub pw2_b: Vec<f32>,
+    /// `[K]`: the weights of the stage's outputs in the placement logit.
+    pub pw_out: Vec<f32>,
 }
 
 impl LinePatternWeights {
@@ -59,10 +75,21 @@ impl LinePatternWeights {
         action_space_size(self.board_size) - self.board_size * self.board_size
     }
 
-    /// `(name, tensor data, shape)` of every tensor, in file order.
+    /// The file layout version these weights need: 1 without the dynamic policy stage, 2 with.
+    pub fn layout_version(&self) -> u32 {
+        if self.policy_pointwise > 0 {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// `(name, tensor data, shape)` of every tensor, in file order (the dynamic policy stage's
+    /// only when `policy_pointwise > 0`).
     fn tensors(&self) -> Vec<(&'static str, &Vec<f32>, Vec<usize>)> {
         let (f, h, r) = (self.features, self.value_hidden, self.protocol_actions());
-        vec![
+        let k = self.policy_pointwise;
+        let mut t = vec![
             ("table", &self.table, vec![2, CANONICAL_PATTERNS, f]),
             ("point_embed", &self.point_embed, vec![POINT_INPUTS, f]),
             ("global_w", &self.global_w, vec![NUM_GLOBALS, f]),
@@ -77,7 +104,17 @@ impl LinePatternWeights {
             ("value_b1", &self.value_b1, vec![h]),
             ("value_w2", &self.value_w2, vec![3, h]),
             ("value_b2", &self.value_b2, vec![3]),
-        ]
+        ];
+        if k > 0 {
+            t.extend([
+                ("pw1_w", &self.pw1_w, vec![f, 2 * f]),
+                ("pw1_b", &self.pw1_b, vec![f]),
+                ("pw2_w", &self.pw2_w, vec![k * f + k, f]),
+                ("pw2_b", &self.pw2_b, vec![k * f + k]),
+                ("pw_out", &self.pw_out, vec![k]),
+            ]);
+        }
+        t
     }
 
     /// Checks every tensor has its shape; the error names the tensor.
@@ -179,11 +216,12 @@ impl LinePatternWeights {
             .map_err(|e| anyhow::anyhow!("{e:?}"))?;
         let mut meta: HashMap<String, String> = [
             ("format", TABLE_FORMAT.to_string()),
-            ("version", TABLE_VERSION.to_string()),
+            ("version", self.layout_version().to_string()),
             ("features", self.features.to_string()),
             ("value_hidden", self.value_hidden.to_string()),
             ("board_size", self.board_size.to_string()),
             ("encoder_version", self.encoder_version.to_string()),
+            ("policy_pointwise", self.policy_pointwise.to_string()),
             ("checksum", self.checksum()),
         ]
         .into_iter()
@@ -208,10 +246,16 @@ impl LinePatternWeights {
             get(k)?.parse().with_context(|| format!("{what}: metadata '{k}' is not a number"))
         };
         ensure!(get("format")? == TABLE_FORMAT, "{what}: format '{}' is not {TABLE_FORMAT}", get("format")?);
+        let version = num("version")?;
         ensure!(
-            num("version")? == TABLE_VERSION as usize,
-            "{what}: table version {} but this build reads version {TABLE_VERSION}",
-            num("version")?
+            (1..=TABLE_VERSION as usize).contains(&version),
+            "{what}: table version {version} but this build reads versions 1 to {TABLE_VERSION}"
+        );
+        // Version 1 files have no dynamic policy stage (and no `policy_pointwise` metadata).
+        let policy_pointwise = if meta.contains_key("policy_pointwise") { num("policy_pointwise")? } else { 0 };
+        ensure!(
+            (version >= 2) == (policy_pointwise > 0),
+            "{what}: table version {version} does not match policy_pointwise {policy_pointwise} (version 2 is the layout with the dynamic policy stage)"
         );
         let mut w = LinePatternWeights {
             features: num("features")?,
@@ -232,6 +276,12 @@ impl LinePatternWeights {
             value_b1: vec![],
             value_w2: vec![],
             value_b2: vec![],
+            policy_pointwise,
+            pw1_w: vec![],
+            pw1_b: vec![],
+            pw2_w: vec![],
+            pw2_b: vec![],
+            pw_out: vec![],
         };
         ensure!(
             renju_rules::board::SIZES.contains(&w.board_size),
@@ -273,6 +323,13 @@ impl LinePatternWeights {
         w.value_b1 = read("value_b1")?;
         w.value_w2 = read("value_w2")?;
         w.value_b2 = read("value_b2")?;
+        if policy_pointwise > 0 {
+            w.pw1_w = read("pw1_w")?;
+            w.pw1_b = read("pw1_b")?;
+            w.pw2_w = read("pw2_w")?;
+            w.pw2_b = read("pw2_b")?;
+            w.pw_out = read("pw_out")?;
+        }
         w.validate().with_context(|| what.to_string())?;
         let sum = w.checksum();
         ensure!(
@@ -319,7 +376,32 @@ pub fn random_weights(size: usize, f: usize, h: usize, seed: u64) -> LinePattern
         value_b1: v(h),
         value_w2: v(3 * h),
         value_b2: v(3),
+        policy_pointwise: 0,
+        pw1_w: vec![],
+        pw1_b: vec![],
+        pw2_w: vec![],
+        pw2_b: vec![],
+        pw_out: vec![],
     }
+}
+
+/// [`random_weights`] with a dynamic policy stage of `k` outputs (its weights seeded too).
+pub fn random_weights_pointwise(size: usize, f: usize, h: usize, k: usize, seed: u64) -> LinePatternWeights {
+    use rand::{Rng, SeedableRng};
+
+    let mut w = random_weights(size, f, h, seed);
+    if k == 0 {
+        return w;
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+    let mut v = |n: usize| (0..n).map(|_| rng.gen_range(-0.5f32..0.5)).collect::<Vec<f32>>();
+    w.policy_pointwise = k;
+    w.pw1_w = v(f * 2 * f);
+    w.pw1_b = v(f);
+    w.pw2_w = v((k * f + k) * f);
+    w.pw2_b = v(k * f + k);
+    w.pw_out = v(k);
+    w
 }
 
 #[cfg(test)]
@@ -363,5 +445,20 @@ mod tests {
         bad[n - 2] ^= 0x40;
         let err = LinePatternWeights::from_bytes(&bad, "t.safetensors").unwrap_err().to_string();
         assert!(err.contains("checksum mismatch"), "{err}");
+        let version = |b: &[u8]| {
+            let (_, md) = safetensors::SafeTensors::read_metadata(b).unwrap();
+            md.metadata().as_ref().unwrap()["version"].clone()
+        };
+        assert_eq!(version(&bytes), "1", "a net without the dynamic policy stage keeps layout 1");
+        // With the dynamic policy stage: layout 2, its tensors round-trip and count in the checksum.
+        let p = random_weights_pointwise(9, 4, 5, 3, 3);
+        assert_eq!((p.pw2_w.len(), p.pw_out.len()), ((3 * 4 + 3) * 4, 3));
+        let bytes = p.to_bytes().unwrap();
+        assert_eq!(version(&bytes), "2");
+        assert_eq!(LinePatternWeights::from_bytes(&bytes, "t").unwrap(), p);
+        let mut q = p.clone();
+        q.pw_out[2] += 1.0;
+        assert_ne!(q.checksum(), p.checksum());
+        assert_eq!(LinePatternWeights::from_compact_bytes(&p.to_compact_bytes().unwrap(), "c").unwrap().pw2_w, p.pw2_w);
     }
 }

@@ -88,7 +88,7 @@ pub struct ModelConfig {
 pub struct LineTableInfo {
     /// File name inside the generation ([`TABLE_FILE`]).
     pub file: String,
-    /// Table layout version ([`TABLE_VERSION`]).
+    /// Table layout version (1 to [`TABLE_VERSION`]: `LinePatternWeights::layout_version`).
     pub version: u32,
     /// SHA-256 of the tensors (`LinePatternWeights::checksum`), also in the file's metadata.
     pub checksum: String,
@@ -228,20 +228,24 @@ fn read_line_table(dir: &Path) -> Result<Arc<LinePatternNet>> {
         .as_ref()
         .with_context(|| format!("{}: config.json records no line-pattern table", dir.display()))?;
     ensure!(
-        info.version == TABLE_VERSION,
-        "{}: table version {} but this build reads {TABLE_VERSION}",
+        (1..=TABLE_VERSION).contains(&info.version),
+        "{}: table version {} but this build reads versions 1 to {TABLE_VERSION}",
         dir.display(),
         info.version
     );
     let weights = LinePatternWeights::read(&dir.join(&info.file))?;
     ensure!(
-        weights.board_size == config.board_size && weights.features == config.net.line_features,
-        "{}: the table (side {}, F {}) does not match config.json (side {}, F {})",
+        weights.board_size == config.board_size
+            && weights.features == config.net.line_features
+            && weights.policy_pointwise == config.net.policy_pointwise,
+        "{}: the table (side {}, F {}, policy_pointwise {}) does not match config.json (side {}, F {}, policy_pointwise {})",
         dir.display(),
         weights.board_size,
         weights.features,
+        weights.policy_pointwise,
         config.board_size,
-        config.net.line_features
+        config.net.line_features,
+        config.net.policy_pointwise
     );
     // The net computes the checksum once (a SHA-256 over the 17 MB table, on every generation a
     // self-play process picks up); compare that instead of computing it again here.

@@ -8,7 +8,7 @@ use anyhow::{bail, ensure, Context, Result};
 use renju_fs::write_atomic;
 use renju_selfplay::encode::planes_for_version;
 use renju_selfplay::eval::{check_inputs, EvalOutput, Evaluator};
-use renju_selfplay::linepattern::{TABLE_FILE, TABLE_VERSION};
+use renju_selfplay::linepattern::TABLE_FILE;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use tch::{nn, CModule, Device, Kind, Tensor};
@@ -116,8 +116,11 @@ pub fn write_model_files(dir: &Path, vs: &nn::VarStore, config: &ModelConfig) ->
     if let Net::Line(line) = &cpu_net {
         let table = line.export().context("tabulating the line-pattern net")?;
         write_atomic(&dir.join(TABLE_FILE), &table.to_bytes()?)?;
-        config.line_table =
-            Some(LineTableInfo { file: TABLE_FILE.into(), version: TABLE_VERSION, checksum: table.checksum() });
+        config.line_table = Some(LineTableInfo {
+            file: TABLE_FILE.into(),
+            version: table.layout_version(),
+            checksum: table.checksum(),
+        });
     }
     let json = serde_json::to_string_pretty(&config)?;
     write_atomic(&dir.join(CONFIG_FILE), json.as_bytes())?;

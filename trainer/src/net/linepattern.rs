@@ -17,7 +17,11 @@
 //! - `h = empty * lines + point_embed(own, opp, forbidden, offers, last 3) + linear(globals)`,
 //!   `a = relu(h)`; `o = a + relu(depthwise3x3(a) + b)`;
 //! - policy: `linear(F -> 1)` per point (`[n, S*S]`), then `linear(2F -> R)` of the pooled
-//!   `[mean(o), max(o)]`; value: `linear(2F -> H)`, relu, `linear(H -> 3)` (W/D/L logits).
+//!   `[mean(o), max(o)]`; value: `linear(2F -> H)`, relu, `linear(H -> 3)` (W/D/L logits);
+//! - with [`NetConfig::policy_pointwise`] `K > 0`, a dynamic pointwise policy stage (the design
+//!   of Rapfi's mix9 policy head): `linear(2F -> F)` of the pooled vector, relu,
+//!   `linear(F -> K*F + K)` gives a per-position `W [K, F]` and `b [K]`, and every point's
+//!   placement logit gains `pw_out . relu(W o[p] + b)`.
 //!
 //! No batch norm: the forward pass is the same in training and inference, which is what lets
 //! the table evaluator reproduce it.
@@ -74,6 +78,17 @@ pub struct LineNet {
     protocol: nn::Linear,
     value1: nn::Linear,
     value2: nn::Linear,
+    pointwise: Option<Pointwise>,
+}
+
+/// The dynamic pointwise policy stage's variables (`K` outputs).
+struct Pointwise {
+    k: usize,
+    /// `2F -> F` and `F -> K*F + K`: the generator of the per-position layer.
+    l1: nn::Linear,
+    l2: nn::Linear,
+    /// `[K]`, zero at first (the stage starts as a no-op): the outputs' weights in the logit.
+    out: Tensor,
 }
 
 fn linear(p: nn::Path, i: usize, o: usize) -> nn::Linear {
@@ -123,6 +138,15 @@ impl LineNet {
             protocol: linear(vs / "protocol", 2 * f, shape.actions - shape.points()),
             value1: linear(vs / "value1", 2 * f, h),
             value2: linear(vs / "value2", h, 3),
+            pointwise: (cfg.policy_pointwise > 0).then(|| {
+                let k = cfg.policy_pointwise;
+                Pointwise {
+                    k,
+                    l1: linear(vs / "pw1", 2 * f, f),
+                    l2: linear(vs / "pw2", f, k * f + k),
+                    out: vs.zeros("pw_out", &[k as i64]),
+                }
+            }),
         })
     }
 
@@ -207,8 +231,16 @@ impl LineNet {
         let g = self.global.forward(globals).unsqueeze(-1).unsqueeze(-1);
         let a = (lines + emb + g).relu();
         let o = &a + a.conv2d(&self.dw_w, Some(&self.dw_b), [1, 1], [1, 1], [1, 1], f).relu();
-        let place = self.policy.forward(&o.permute([0, 2, 3, 1])).flatten(1, -1);
+        let mut place = self.policy.forward(&o.permute([0, 2, 3, 1])).flatten(1, -1);
         let pooled = Tensor::cat(&[o.mean_dim([2i64, 3].as_slice(), false, o.kind()), o.amax([2, 3], false)], 1);
+        if let Some(pw) = &self.pointwise {
+            let k = pw.k as i64;
+            let g = pw.l2.forward(&pw.l1.forward(&pooled).relu());
+            let wd = g.narrow(1, 0, k * f).view([-1, k, f]);
+            let bd = g.narrow(1, k * f, k).unsqueeze(-1);
+            let hid = (wd.bmm(&o.flatten(2, -1)) + bd).relu(); // [n, K, S*S]
+            place = place + hid.transpose(1, 2).matmul(&pw.out.unsqueeze(-1)).squeeze_dim(-1);
+        }
         let policy = Tensor::cat(&[place, self.protocol.forward(&pooled)], 1);
         let value = self.value2.forward(&self.value1.forward(&pooled).relu());
         (policy, value)
@@ -413,6 +445,12 @@ impl LineNet {
             value_b1: v(&bias(&self.value1))?,
             value_w2: v(&self.value2.ws)?,
             value_b2: v(&bias(&self.value2))?,
+            policy_pointwise: self.pointwise.as_ref().map_or(0, |p| p.k),
+            pw1_w: self.pointwise.as_ref().map_or(Ok(vec![]), |p| v(&p.l1.ws))?,
+            pw1_b: self.pointwise.as_ref().map_or(Ok(vec![]), |p| v(&bias(&p.l1)))?,
+            pw2_w: self.pointwise.as_ref().map_or(Ok(vec![]), |p| v(&p.l2.ws))?,
+            pw2_b: self.pointwise.as_ref().map_or(Ok(vec![]), |p| v(&bias(&p.l2)))?,
+            pw_out: self.pointwise.as_ref().map_or(Ok(vec![]), |p| v(&p.out))?,
         })
     }
 }
