@@ -231,16 +231,19 @@ impl LineNet {
         let g = self.global.forward(globals).unsqueeze(-1).unsqueeze(-1);
         let a = (lines + emb + g).relu();
         let o = &a + a.conv2d(&self.dw_w, Some(&self.dw_b), [1, 1], [1, 1], [1, 1], f).relu();
-        let mut place = self.policy.forward(&o.permute([0, 2, 3, 1])).flatten(1, -1);
+        let linear_place = self.policy.forward(&o.permute([0, 2, 3, 1])).flatten(1, -1);
         let pooled = Tensor::cat(&[o.mean_dim([2i64, 3].as_slice(), false, o.kind()), o.amax([2, 3], false)], 1);
-        if let Some(pw) = &self.pointwise {
-            let k = pw.k as i64;
-            let g = pw.l2.forward(&pw.l1.forward(&pooled).relu());
-            let wd = g.narrow(1, 0, k * f).view([-1, k, f]);
-            let bd = g.narrow(1, k * f, k).unsqueeze(-1);
-            let hid = (wd.bmm(&o.flatten(2, -1)) + bd).relu(); // [n, K, S*S]
-            place = place + hid.transpose(1, 2).matmul(&pw.out.unsqueeze(-1)).squeeze_dim(-1);
-        }
+        let place = match &self.pointwise {
+            None => linear_place,
+            Some(pw) => {
+                let k = pw.k as i64;
+                let g = pw.l2.forward(&pw.l1.forward(&pooled).relu());
+                let wd = g.narrow(1, 0, k * f).view([-1, k, f]);
+                let bd = g.narrow(1, k * f, k).unsqueeze(-1);
+                let hid = (wd.bmm(&o.flatten(2, -1)) + bd).relu(); // [n, K, S*S]
+                linear_place + hid.transpose(1, 2).matmul(&pw.out.unsqueeze(-1)).squeeze_dim(-1)
+            }
+        };
         let policy = Tensor::cat(&[place, self.protocol.forward(&pooled)], 1);
         let value = self.value2.forward(&self.value1.forward(&pooled).relu());
         (policy, value)
