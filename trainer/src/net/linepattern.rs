@@ -429,7 +429,7 @@ impl LineNet {
         let f = self.features as i64;
         let mut table = self.table_rows(0)?;
         table.extend(self.table_rows(1)?);
-        Ok(LinePatternWeights {
+        let mut w = LinePatternWeights {
             features: self.features,
             value_hidden: self.value_hidden,
             board_size: self.shape.size,
@@ -448,12 +448,21 @@ impl LineNet {
             value_b1: v(&bias(&self.value1))?,
             value_w2: v(&self.value2.ws)?,
             value_b2: v(&bias(&self.value2))?,
-            policy_pointwise: self.pointwise.as_ref().map_or(0, |p| p.k),
-            pw1_w: self.pointwise.as_ref().map_or(Ok(vec![]), |p| v(&p.l1.ws))?,
-            pw1_b: self.pointwise.as_ref().map_or(Ok(vec![]), |p| v(&bias(&p.l1)))?,
-            pw2_w: self.pointwise.as_ref().map_or(Ok(vec![]), |p| v(&p.l2.ws))?,
-            pw2_b: self.pointwise.as_ref().map_or(Ok(vec![]), |p| v(&bias(&p.l2)))?,
-            pw_out: self.pointwise.as_ref().map_or(Ok(vec![]), |p| v(&p.out))?,
-        })
+            policy_pointwise: 0,
+            pw1_w: vec![],
+            pw1_b: vec![],
+            pw2_w: vec![],
+            pw2_b: vec![],
+            pw_out: vec![],
+        };
+        if let Some(p) = &self.pointwise {
+            w.policy_pointwise = p.k;
+            w.pw1_w = v(&p.l1.ws)?;
+            w.pw1_b = v(&bias(&p.l1))?;
+            w.pw2_w = v(&p.l2.ws)?;
+            w.pw2_b = v(&bias(&p.l2))?;
+            w.pw_out = v(&p.out)?;
+        }
+        Ok(w)
     }
 }
