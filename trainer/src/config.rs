@@ -6,6 +6,7 @@
 
 use anyhow::{bail, ensure, Context, Result};
 use renju_rules::Rule;
+use renju_selfplay::linepattern::MAX_POINTWISE_OUTPUTS;
 use serde::{Deserialize, Serialize};
 
 /// Network family of [`NetConfig::kind`].
@@ -114,7 +115,11 @@ impl NetConfig {
             ensure!(self.line_features >= 1, "net.line_features must be >= 1");
             ensure!(self.line_channels >= 1, "net.line_channels must be >= 1");
             ensure!(self.value_hidden >= 1, "net.value_hidden must be >= 1");
-            ensure!(self.policy_pointwise <= 64, "net.policy_pointwise must be <= 64 (got {})", self.policy_pointwise);
+            ensure!(
+                self.policy_pointwise <= MAX_POINTWISE_OUTPUTS,
+                "net.policy_pointwise must be <= {MAX_POINTWISE_OUTPUTS} (got {})",
+                self.policy_pointwise
+            );
             return Ok(());
         }
         ensure!(

@@ -68,9 +68,9 @@ fn table_evaluator_equals_the_tch_model(k: usize) {
     assert_eq!(info.version, if k > 0 { 2 } else { 1 });
     let net = load_line_table(&gen).unwrap();
     let weights = renju_selfplay::linepattern::LinePatternWeights::read(&gen.join(TABLE_FILE)).unwrap();
-    assert_eq!(weights.policy_pointwise, k);
-    if k > 0 {
-        assert!(weights.pw_out.iter().all(|v| *v != 0.0), "trained off zero: {:?}", weights.pw_out);
+    assert_eq!(weights.policy_pointwise(), k);
+    if let Some(p) = &weights.pointwise {
+        assert!(p.out.iter().all(|v| *v != 0.0), "trained off zero: {:?}", p.out);
     }
     let mut table_ev = net.evaluator().with_precision(Precision::F32);
     let mut quant_ev = net.evaluator().with_precision(Precision::I16);

@@ -47,7 +47,7 @@ struct Scratch {
 /// 2. `o[p] = a[p] + relu(dw_b + sum_taps dw_w[t] * a[p + t])` (depthwise 3x3, zero outside);
 /// 3. placement logit `policy_w . o[p] + policy_b`; pooled `[mean_p o, max_p o]` (`2F`) gives the
 ///    protocol logits (linear) and the value (linear, relu, linear to W/D/L logits, softmax);
-/// 4. with a dynamic policy stage (`policy_pointwise = K > 0`), the pooled vector generates a `[K, F]`
+/// 4. with a dynamic policy stage (`pointwise`, `K` outputs), the pooled vector generates a `[K, F]`
 ///    pointwise layer whose relu outputs, weighted, add to every placement logit
 ///    (`layers::dynamic_policy`).
 ///
@@ -219,7 +219,7 @@ fn kernel_rows<const FC: usize, const AVX2: bool, T: LineRowsAvx2>(
     let (mean, max) = sc.pooled.split_at_mut(f);
     max.fill(f32::NEG_INFINITY);
     // The dynamic policy stage reads points four at a time: room for a multiple of 4.
-    let keep = if w.policy_pointwise > 0 { pp.next_multiple_of(4) * f } else { 0 };
+    let keep = if w.pointwise.is_some() { pp.next_multiple_of(4) * f } else { 0 };
     sc.o_all.resize(keep, 0.0);
     #[cfg(target_arch = "x86_64")]
     if AVX2 && matches!(f, 16 | 32 | 64) {
@@ -241,8 +241,8 @@ fn kernel_rows<const FC: usize, const AVX2: bool, T: LineRowsAvx2>(
     for v in &mut pooled[..f] {
         *v /= pp as f32;
     }
-    if w.policy_pointwise > 0 {
-        dynamic_policy::<AVX2>(w, &sc.o_all, pooled, &mut sc.pw_hidden, &mut sc.pw_gen, &mut logits[..pp]);
+    if let Some(p) = &w.pointwise {
+        dynamic_policy::<AVX2>(p, f, &sc.o_all, pooled, &mut sc.pw_hidden, &mut sc.pw_gen, &mut logits[..pp]);
     }
     let r = w.protocol_actions();
     let h = w.value_hidden;
@@ -325,11 +325,13 @@ mod tests {
     /// bit-identical outputs to the generic portable loop (`kernel::<0, false>`), at both
     /// precisions, on 15x15 midgames, for the specialised channel counts, one multiple of 8 that
     /// is not specialised (24: the AVX2 first layer with a run-time `F`) and one that is not a
-    /// multiple of 8 (5: the portable loops everywhere).
+    /// multiple of 8 (5: the portable loops everywhere); with the dynamic policy stage at a few
+    /// sizes, the largest allowed among them.
     #[test]
     fn specialised_kernels_equal_the_generic_loop_bit_for_bit() {
         let (planes, globals) = crate::encode::random_positions(40, 15, 0..=60, 9);
-        for (f, k) in [(16, 0), (32, 0), (64, 0), (24, 0), (5, 0), (32, 4), (5, 3)] {
+        let k_max = super::super::table::MAX_POINTWISE_OUTPUTS;
+        for (f, k) in [(16, 0), (32, 0), (64, 0), (24, 0), (5, 0), (32, 4), (5, 3), (16, k_max)] {
             let net = LinePatternNet::new(random_weights_pointwise(15, f, 8, k, f as u64)).unwrap();
             let a = action_space_size(15);
             for precision in [Precision::F32, Precision::I16] {

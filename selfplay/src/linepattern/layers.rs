@@ -6,7 +6,7 @@
 
 use super::cell;
 use super::net::{QuantisedTable, Rows};
-use super::table::LinePatternWeights;
+use super::table::{LinePatternWeights, PointwiseStage, MAX_POINTWISE_OUTPUTS};
 
 /// `a += b` over `F` lanes.
 #[inline(always)]
@@ -157,32 +157,33 @@ pub(super) fn depthwise_points(
     }
 }
 
-/// The dynamic pointwise policy stage (`K = w.policy_pointwise > 0`; see [`LinePatternWeights`]):
-/// from the pooled vector (`pooled`, `[2F]`) the hidden `d = relu(pw1_b + pw1_w pooled)`
-/// (`[F]`, into `hidden`) and the per-position `g = pw2_b + pw2_w d` (`[K*F + K]`: `W`
+/// The dynamic pointwise policy stage `p` (`K = p.outputs`; see [`PointwiseStage`]) of a net of
+/// `f` channels: from the pooled vector (`pooled`, `[2F]`) the hidden `d = relu(b1 + w1 pooled)`
+/// (`[F]`, into `hidden`) and the per-position `g = b2 + w2 d` (`[K*F + K]`: `W`
 /// row-major `[K, F]`, then `b`), kept in `gen` as `W` transposed then `b`; then every point `p`
-/// adds `sum_k pw_out[k] * relu(b[k] + sum_i W[k][i] o[p][i])` to `logits[p]`
+/// adds `sum_k out[k] * relu(b[k] + sum_i W[k][i] o[p][i])` to `logits[p]`
 /// ([`pointwise_points`] fixes the order of the sums). `o_all`: the depthwise stage's outputs
-/// `[S*S, F]`, padded with zero points to a multiple of 4 points; `K <= 64`.
+/// `[S*S, F]`, padded with zero points to a multiple of 4 points; `K <= MAX_POINTWISE_OUTPUTS`.
 #[inline(always)]
 pub(super) fn dynamic_policy<const AVX2: bool>(
-    w: &LinePatternWeights,
+    p: &PointwiseStage,
+    f: usize,
     o_all: &[f32],
     pooled: &[f32],
     hidden: &mut Vec<f32>,
     gen: &mut Vec<f32>,
     logits: &mut [f32],
 ) {
-    let (f, k) = (w.features, w.policy_pointwise);
+    let k = p.outputs;
     hidden.clear();
-    hidden.extend((0..f).map(|i| (w.pw1_b[i] + dot(&w.pw1_w[i * 2 * f..(i + 1) * 2 * f], pooled)).max(0.0)));
+    hidden.extend((0..f).map(|i| (p.b1[i] + dot(&p.w1[i * 2 * f..(i + 1) * 2 * f], pooled)).max(0.0)));
     // W transposed, `[F, Kp]` with `Kp` = K rounded up to whole 8-lane chunks (zero columns),
     // then `b` (`[Kp]`): a point's K sums run in 8-lane chunks.
     let kp = k.next_multiple_of(8);
     gen.clear();
     gen.resize(f * kp + kp, 0.0);
     for r in 0..k * f + k {
-        let v = w.pw2_b[r] + dot(&w.pw2_w[r * f..(r + 1) * f], hidden);
+        let v = p.b2[r] + dot(&p.w2[r * f..(r + 1) * f], hidden);
         // Row r < K*F is W[r / F][r % F].
         let at = if r < k * f { (r % f) * kp + r / f } else { f * kp + r - k * f };
         gen[at] = v;
@@ -192,14 +193,14 @@ pub(super) fn dynamic_policy<const AVX2: bool>(
     if AVX2 {
         // SAFETY: `AVX2` is true only inside `evaluator::kernel_avx2`, which runs only on CPUs
         // with AVX2; the slices have the sizes the function asks for (built above).
-        unsafe { super::simd::pointwise_points_avx2(wt, bd, &w.pw_out[..k], o_all, f, logits) };
+        unsafe { super::simd::pointwise_points_avx2(wt, bd, &p.out[..k], o_all, f, logits) };
         return;
     }
-    pointwise_points(wt, bd, &w.pw_out[..k], o_all, f, logits);
+    pointwise_points(wt, bd, &p.out[..k], o_all, f, logits);
 }
 
 /// [`dynamic_policy`]'s per-point sums: `wt` `[F, Kp]`, `bd` `[Kp]` (`Kp` a multiple of 8, at
-/// most 64), `out` `[K]` (`K <= Kp`), `o_all` `S*S` points rounded up to a multiple of 4 (the
+/// most [`MAX_POINTWISE_OUTPUTS`]), `out` `[K]` (`K <= Kp`), `o_all` `S*S` points rounded up to a multiple of 4 (the
 /// padding points are never written to `logits`). Four points at a time, one 8-lane chunk of
 /// outputs at a time: each lane starts at its bias and adds `o[p][i] * W^T[i][lane]` in
 /// increasing `i` (a product, then an add); then every point adds `out[k] * relu(sum_k)` in
@@ -208,7 +209,7 @@ pub(super) fn dynamic_policy<const AVX2: bool>(
 pub(super) fn pointwise_points(wt: &[f32], bd: &[f32], out: &[f32], o_all: &[f32], f: usize, logits: &mut [f32]) {
     let kp = bd.len();
     let pp = logits.len();
-    let mut sums = [0f32; 4 * 64];
+    let mut sums = [0f32; 4 * MAX_POINTWISE_OUTPUTS];
     for p0 in (0..pp).step_by(4) {
         for c in (0..kp).step_by(8) {
             let mut acc = [[0f32; 8]; 4];

@@ -53,7 +53,7 @@ pub use evaluator::LinePatternEvaluator;
 pub use geometry::{stone_cells, LineGeometry, PatternIndex};
 pub use net::{LinePatternNet, Precision, QuantisedTable};
 pub use pattern::{canonical, pattern_line, raw_index_direct, side_cells, side_code, Canonical};
-pub use table::{LinePatternWeights, TABLE_FILE, TABLE_FORMAT, TABLE_VERSION};
+pub use table::{LinePatternWeights, PointwiseStage, MAX_POINTWISE_OUTPUTS, TABLE_FILE, TABLE_FORMAT, TABLE_VERSION};
 
 /// Cells on each side of the centre.
 pub const HALF: usize = 5;

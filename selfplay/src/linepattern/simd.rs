@@ -7,7 +7,7 @@
 
 use super::layers::{FirstLayer, LineRows};
 use super::net::{QuantisedTable, Rows};
-use super::table::LinePatternWeights;
+use super::table::{LinePatternWeights, MAX_POINTWISE_OUTPUTS};
 use super::{cell, DIRS, HALF, POINT_INPUTS, SIDE_CODES};
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
@@ -327,8 +327,13 @@ pub(super) unsafe fn pointwise_points_avx2(
 ) {
     let kp = bd.len();
     let pp = logits.len();
-    assert!(kp.is_multiple_of(8) && kp <= 64 && wt.len() >= f * kp && o_all.len() >= pp.next_multiple_of(4) * f);
-    let mut sums = [0f32; 4 * 64];
+    assert!(
+        kp.is_multiple_of(8)
+            && kp <= MAX_POINTWISE_OUTPUTS
+            && wt.len() >= f * kp
+            && o_all.len() >= pp.next_multiple_of(4) * f
+    );
+    let mut sums = [0f32; 4 * MAX_POINTWISE_OUTPUTS];
     let (wt_p, o_p) = (wt.as_ptr(), o_all.as_ptr());
     for p0 in (0..pp).step_by(4) {
         for c in (0..kp).step_by(8) {

@@ -16,6 +16,9 @@ pub const TABLE_FORMAT: &str = "renju-zero-linepattern-table";
 /// written at the lowest version that holds it ([`LinePatternWeights::layout_version`]), and this
 /// build reads both.
 pub const TABLE_VERSION: u32 = 2;
+/// Most outputs `K` a [`PointwiseStage`] may have (the evaluator's kernels keep a point block's
+/// `K` sums on the stack).
+pub const MAX_POINTWISE_OUTPUTS: usize = 64;
 /// File name of the table inside a published generation.
 pub const TABLE_FILE: &str = "linepattern.safetensors";
 
@@ -54,22 +57,35 @@ pub struct LinePatternWeights {
     pub value_b1: Vec<f32>,
     pub value_w2: Vec<f32>,
     pub value_b2: Vec<f32>,
-    /// Outputs `K` of the dynamic pointwise policy stage; 0: none (the placement logit is the
-    /// linear `policy_w . o[p] + policy_b` alone). With `K > 0` the pooled vector generates a
-    /// per-position `[K, F]` weight matrix `W` and bias `b` (`pw1`, relu, `pw2`), and every
-    /// point adds `pw_out . relu(W o[p] + b)` to its placement logit.
-    pub policy_pointwise: usize,
+    /// The dynamic pointwise policy stage; `None`: the placement logit is the linear
+    /// `policy_w . o[p] + policy_b` alone.
+    pub pointwise: Option<PointwiseStage>,
+}
+
+/// The dynamic pointwise policy stage of a [`LinePatternWeights`] with `K` = [`Self::outputs`]:
+/// the pooled vector generates a per-position `[K, F]` weight matrix `W` and bias `b` (`w1`,
+/// relu, `w2`), and every point adds `out . relu(W o[p] + b)` to its placement logit. In the
+/// table file its tensors are `pw1_w`, `pw1_b`, `pw2_w`, `pw2_b`, `pw_out`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PointwiseStage {
+    /// Outputs `K`, 1 to [`MAX_POINTWISE_OUTPUTS`].
+    pub outputs: usize,
     /// `[F, 2F]`, `[F]`: the generator's hidden layer (pooled vector -> `F`, relu).
-    pub pw1_w: Vec<f32>,
-    pub pw1_b: Vec<f32>,
+    pub w1: Vec<f32>,
+    pub b1: Vec<f32>,
     /// `[K*F + K, F]`, `[K*F + K]`: hidden -> the per-position `W` (row-major `[K, F]`) then `b`.
-    pub pw2_w: Vec<f32>,
-    pub pw2_b: Vec<f32>,
+    pub w2: Vec<f32>,
+    pub b2: Vec<f32>,
     /// `[K]`: the weights of the stage's outputs in the placement logit.
-    pub pw_out: Vec<f32>,
+    pub out: Vec<f32>,
 }
 
 impl LinePatternWeights {
+    /// Outputs `K` of the dynamic pointwise policy stage; 0 without one.
+    pub fn policy_pointwise(&self) -> usize {
+        self.pointwise.as_ref().map_or(0, |p| p.outputs)
+    }
+
     /// Protocol actions `R = A - S*S`.
     pub fn protocol_actions(&self) -> usize {
         action_space_size(self.board_size) - self.board_size * self.board_size
@@ -77,7 +93,7 @@ impl LinePatternWeights {
 
     /// The file layout version these weights need: 1 without the dynamic policy stage, 2 with.
     pub fn layout_version(&self) -> u32 {
-        if self.policy_pointwise > 0 {
+        if self.pointwise.is_some() {
             2
         } else {
             1
@@ -85,10 +101,9 @@ impl LinePatternWeights {
     }
 
     /// `(name, tensor data, shape)` of every tensor, in file order (the dynamic policy stage's
-    /// only when `policy_pointwise > 0`).
+    /// only with one).
     fn tensors(&self) -> Vec<(&'static str, &Vec<f32>, Vec<usize>)> {
         let (f, h, r) = (self.features, self.value_hidden, self.protocol_actions());
-        let k = self.policy_pointwise;
         let mut t = vec![
             ("table", &self.table, vec![2, CANONICAL_PATTERNS, f]),
             ("point_embed", &self.point_embed, vec![POINT_INPUTS, f]),
@@ -105,13 +120,14 @@ impl LinePatternWeights {
             ("value_w2", &self.value_w2, vec![3, h]),
             ("value_b2", &self.value_b2, vec![3]),
         ];
-        if k > 0 {
+        if let Some(p) = &self.pointwise {
+            let k = p.outputs;
             t.extend([
-                ("pw1_w", &self.pw1_w, vec![f, 2 * f]),
-                ("pw1_b", &self.pw1_b, vec![f]),
-                ("pw2_w", &self.pw2_w, vec![k * f + k, f]),
-                ("pw2_b", &self.pw2_b, vec![k * f + k]),
-                ("pw_out", &self.pw_out, vec![k]),
+                ("pw1_w", &p.w1, vec![f, 2 * f]),
+                ("pw1_b", &p.b1, vec![f]),
+                ("pw2_w", &p.w2, vec![k * f + k, f]),
+                ("pw2_b", &p.b2, vec![k * f + k]),
+                ("pw_out", &p.out, vec![k]),
             ]);
         }
         t
@@ -123,6 +139,13 @@ impl LinePatternWeights {
             self.features >= 1 && self.value_hidden >= 1,
             "line-pattern net: features and value_hidden must be >= 1"
         );
+        if let Some(p) = &self.pointwise {
+            ensure!(
+                (1..=MAX_POINTWISE_OUTPUTS).contains(&p.outputs),
+                "line-pattern net: the dynamic policy stage has {} outputs, expected 1 to {MAX_POINTWISE_OUTPUTS}",
+                p.outputs
+            );
+        }
         for (name, data, shape) in self.tensors() {
             let n: usize = shape.iter().product();
             ensure!(
@@ -221,7 +244,7 @@ impl LinePatternWeights {
             ("value_hidden", self.value_hidden.to_string()),
             ("board_size", self.board_size.to_string()),
             ("encoder_version", self.encoder_version.to_string()),
-            ("policy_pointwise", self.policy_pointwise.to_string()),
+            ("policy_pointwise", self.policy_pointwise().to_string()),
             ("checksum", self.checksum()),
         ]
         .into_iter()
@@ -276,12 +299,7 @@ impl LinePatternWeights {
             value_b1: vec![],
             value_w2: vec![],
             value_b2: vec![],
-            policy_pointwise,
-            pw1_w: vec![],
-            pw1_b: vec![],
-            pw2_w: vec![],
-            pw2_b: vec![],
-            pw_out: vec![],
+            pointwise: None,
         };
         ensure!(
             renju_rules::board::SIZES.contains(&w.board_size),
@@ -324,11 +342,14 @@ impl LinePatternWeights {
         w.value_w2 = read("value_w2")?;
         w.value_b2 = read("value_b2")?;
         if policy_pointwise > 0 {
-            w.pw1_w = read("pw1_w")?;
-            w.pw1_b = read("pw1_b")?;
-            w.pw2_w = read("pw2_w")?;
-            w.pw2_b = read("pw2_b")?;
-            w.pw_out = read("pw_out")?;
+            w.pointwise = Some(PointwiseStage {
+                outputs: policy_pointwise,
+                w1: read("pw1_w")?,
+                b1: read("pw1_b")?,
+                w2: read("pw2_w")?,
+                b2: read("pw2_b")?,
+                out: read("pw_out")?,
+            });
         }
         w.validate().with_context(|| what.to_string())?;
         let sum = w.checksum();
@@ -376,12 +397,7 @@ pub fn random_weights(size: usize, f: usize, h: usize, seed: u64) -> LinePattern
         value_b1: v(h),
         value_w2: v(3 * h),
         value_b2: v(3),
-        policy_pointwise: 0,
-        pw1_w: vec![],
-        pw1_b: vec![],
-        pw2_w: vec![],
-        pw2_b: vec![],
-        pw_out: vec![],
+        pointwise: None,
     }
 }
 
@@ -395,12 +411,14 @@ pub fn random_weights_pointwise(size: usize, f: usize, h: usize, k: usize, seed:
     }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
     let mut v = |n: usize| (0..n).map(|_| rng.gen_range(-0.5f32..0.5)).collect::<Vec<f32>>();
-    w.policy_pointwise = k;
-    w.pw1_w = v(f * 2 * f);
-    w.pw1_b = v(f);
-    w.pw2_w = v((k * f + k) * f);
-    w.pw2_b = v(k * f + k);
-    w.pw_out = v(k);
+    w.pointwise = Some(PointwiseStage {
+        outputs: k,
+        w1: v(f * 2 * f),
+        b1: v(f),
+        w2: v((k * f + k) * f),
+        b2: v(k * f + k),
+        out: v(k),
+    });
     w
 }
 
@@ -452,13 +470,42 @@ mod tests {
         assert_eq!(version(&bytes), "1", "a net without the dynamic policy stage keeps layout 1");
         // With the dynamic policy stage: layout 2, its tensors round-trip and count in the checksum.
         let p = random_weights_pointwise(9, 4, 5, 3, 3);
-        assert_eq!((p.pw2_w.len(), p.pw_out.len()), ((3 * 4 + 3) * 4, 3));
+        let stage = p.pointwise.as_ref().unwrap();
+        assert_eq!((stage.w2.len(), stage.out.len()), ((3 * 4 + 3) * 4, 3));
         let bytes = p.to_bytes().unwrap();
         assert_eq!(version(&bytes), "2");
         assert_eq!(LinePatternWeights::from_bytes(&bytes, "t").unwrap(), p);
         let mut q = p.clone();
-        q.pw_out[2] += 1.0;
+        q.pointwise.as_mut().unwrap().out[2] += 1.0;
         assert_ne!(q.checksum(), p.checksum());
-        assert_eq!(LinePatternWeights::from_compact_bytes(&p.to_compact_bytes().unwrap(), "c").unwrap().pw2_w, p.pw2_w);
+        assert_eq!(
+            LinePatternWeights::from_compact_bytes(&p.to_compact_bytes().unwrap(), "c").unwrap().pointwise,
+            p.pointwise
+        );
+    }
+
+    #[test]
+    fn a_dynamic_policy_stage_outside_its_output_range_is_an_error() {
+        let f = 4;
+        let stage = |k: usize| PointwiseStage {
+            outputs: k,
+            w1: vec![0.0; f * 2 * f],
+            b1: vec![0.0; f],
+            w2: vec![0.0; (k * f + k) * f],
+            b2: vec![0.0; k * f + k],
+            out: vec![0.0; k],
+        };
+        let mut w = random_weights(9, f, 5, 3);
+        // The tensors fit `k` in every case: only the range of `k` can be wrong.
+        for k in [0, MAX_POINTWISE_OUTPUTS + 1] {
+            w.pointwise = Some(stage(k));
+            let e = w.validate().unwrap_err().to_string();
+            assert!(e.contains(&format!("has {k} outputs, expected 1 to {MAX_POINTWISE_OUTPUTS}")), "{e}");
+            assert!(w.to_bytes().is_err(), "a table that does not validate is not written");
+        }
+        for k in [1, MAX_POINTWISE_OUTPUTS] {
+            w.pointwise = Some(stage(k));
+            w.validate().unwrap();
+        }
     }
 }

@@ -237,12 +237,12 @@ fn read_line_table(dir: &Path) -> Result<Arc<LinePatternNet>> {
     ensure!(
         weights.board_size == config.board_size
             && weights.features == config.net.line_features
-            && weights.policy_pointwise == config.net.policy_pointwise,
+            && weights.policy_pointwise() == config.net.policy_pointwise,
         "{}: the table (side {}, F {}, policy_pointwise {}) does not match config.json (side {}, F {}, policy_pointwise {})",
         dir.display(),
         weights.board_size,
         weights.features,
-        weights.policy_pointwise,
+        weights.policy_pointwise(),
         config.board_size,
         config.net.line_features,
         config.net.policy_pointwise

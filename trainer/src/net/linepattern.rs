@@ -21,7 +21,7 @@
 //! - with [`NetConfig::policy_pointwise`] `K > 0`, a dynamic pointwise policy stage (the design
 //!   of Rapfi's mix9 policy head): `linear(2F -> F)` of the pooled vector, relu,
 //!   `linear(F -> K*F + K)` gives a per-position `W [K, F]` and `b [K]`, and every point's
-//!   placement logit gains `pw_out . relu(W o[p] + b)`.
+//!   placement logit gains `out . relu(W o[p] + b)` (`out` `[K]`, learned).
 //!
 //! No batch norm: the forward pass is the same in training and inference, which is what lets
 //! the table evaluator reproduce it.
@@ -37,8 +37,8 @@ use crate::config::NetConfig;
 use anyhow::{Context, Result};
 use renju_selfplay::encode::ENCODER_VERSION;
 use renju_selfplay::linepattern::{
-    canonical, cell, pattern_line, stone_cells, LineGeometry, LinePatternWeights, StoneView, CANONICAL_PATTERNS, HALF,
-    POINT_INPUTS,
+    canonical, cell, pattern_line, stone_cells, LineGeometry, LinePatternWeights, PointwiseStage, StoneView,
+    CANONICAL_PATTERNS, HALF, POINT_INPUTS,
 };
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
@@ -429,7 +429,7 @@ impl LineNet {
         let f = self.features as i64;
         let mut table = self.table_rows(0)?;
         table.extend(self.table_rows(1)?);
-        let mut w = LinePatternWeights {
+        Ok(LinePatternWeights {
             features: self.features,
             value_hidden: self.value_hidden,
             board_size: self.shape.size,
@@ -448,21 +448,17 @@ impl LineNet {
             value_b1: v(&bias(&self.value1))?,
             value_w2: v(&self.value2.ws)?,
             value_b2: v(&bias(&self.value2))?,
-            policy_pointwise: 0,
-            pw1_w: vec![],
-            pw1_b: vec![],
-            pw2_w: vec![],
-            pw2_b: vec![],
-            pw_out: vec![],
-        };
-        if let Some(p) = &self.pointwise {
-            w.policy_pointwise = p.k;
-            w.pw1_w = v(&p.l1.ws)?;
-            w.pw1_b = v(&bias(&p.l1))?;
-            w.pw2_w = v(&p.l2.ws)?;
-            w.pw2_b = v(&bias(&p.l2))?;
-            w.pw_out = v(&p.out)?;
-        }
-        Ok(w)
+            pointwise: match &self.pointwise {
+                None => None,
+                Some(p) => Some(PointwiseStage {
+                    outputs: p.k,
+                    w1: v(&p.l1.ws)?,
+                    b1: v(&bias(&p.l1))?,
+                    w2: v(&p.l2.ws)?,
+                    b2: v(&bias(&p.l2))?,
+                    out: v(&p.out)?,
+                }),
+            },
+        })
     }
 }
