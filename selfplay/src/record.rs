@@ -411,6 +411,21 @@ pub fn read_shard_meta(path: &Path) -> Result<ShardMeta> {
     .with_context(|| format!("invalid self-play shard {}", path.display()))
 }
 
+/// The number of positions `N` of a shard, from its smallest per-position array (`root_value`,
+/// `f32 [N]`) alone: the other arrays are not read or checked ([`read_shard`] does that). For
+/// the replay window, which must know every shard's length but holds only the newest shards'
+/// arrays. Errors name the file.
+pub fn read_shard_positions(path: &Path) -> Result<usize> {
+    (|| -> Result<usize> {
+        let file = std::fs::File::open(path).context("cannot open")?;
+        let mut npz = NpzReader::new(std::io::BufReader::new(file)).context("not a readable npz archive")?;
+        let root: Array1<f32> =
+            npz.by_name("root_value").context("array `root_value` (f32 [N]) missing or malformed")?;
+        Ok(root.len())
+    })()
+    .with_context(|| format!("invalid self-play shard {}", path.display()))
+}
+
 /// The `.npz` shards in `dir` (not `.tmp` files), sorted by name.
 pub fn list_shards(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut v = Vec::new();

@@ -183,64 +183,87 @@ impl ReplayWindow {
         &self.dir
     }
 
-    /// Picks up new shards, recomputes the window, loads the shards inside it and drops the
-    /// others from memory. A missing directory counts as empty. Errors (a corrupt or mismatched
-    /// shard) name the file.
+    /// Picks up new shards, recomputes the window, reads the arrays of the shards inside it that
+    /// are not held yet and drops the others from memory. Of a shard outside the window only its
+    /// length is read, so the arrays held never exceed the window's shards however long the
+    /// run's history (a resumed run does not read its whole history into memory). A shard that
+    /// fails validation (corrupt, or made for another encoder, size or rule) is moved aside (see
+    /// [`Self::take_rejected`]) and the window recomputed without it. A missing directory counts
+    /// as empty.
     pub fn refresh(&mut self) -> Result<WindowStatus> {
         if self.dir.exists() {
-            for path in renju_selfplay::record::list_shards(&self.dir)? {
-                let key = shard_key(&path);
-                if !self.known.contains_key(&key) {
-                    match ShardData::read(&path, self.shape, self.rule) {
-                        Ok(data) => {
-                            let data = Arc::new(data);
-                            self.known.insert(key, (path.clone(), data.len));
-                            self.loaded.insert(path, data);
-                        }
-                        Err(e) => {
-                            // Never train on it and never lose it: move it aside, report it.
-                            let aside = self.dir.join("rejected");
-                            std::fs::create_dir_all(&aside).with_context(|| format!("creating {}", aside.display()))?;
-                            let dest = aside.join(path.file_name().expect("a shard file name"));
-                            std::fs::rename(&path, &dest).with_context(|| {
-                                format!("moving the rejected shard {} to {}", path.display(), dest.display())
-                            })?;
-                            self.rejected.push((dest, format!("{e:#}")));
-                        }
+            let mut new = renju_selfplay::record::list_shards(&self.dir)?;
+            new.retain(|path| !self.known.contains_key(&shard_key(path)));
+            for path in new {
+                match renju_selfplay::record::read_shard_positions(&path) {
+                    Ok(n) => {
+                        self.known.insert(shard_key(&path), (path, n));
                     }
+                    Err(e) => self.reject(path, e)?,
                 }
             }
         }
-        let total: u64 = self.known.values().map(|(_, n)| *n as u64).sum();
-        let want = self.cfg.window_size(total);
-        // Walk back from the newest shard until the window is covered.
-        let mut chosen: Vec<&PathBuf> = Vec::new();
-        let mut covered = 0u64;
-        for (path, n) in self.known.values().rev() {
-            if covered >= want {
-                break;
+        'window: loop {
+            let total: u64 = self.known.values().map(|(_, n)| *n as u64).sum();
+            let want = self.cfg.window_size(total);
+            // Walk back from the newest shard until the window is covered.
+            let mut chosen: Vec<(u128, String)> = Vec::new();
+            let mut covered = 0u64;
+            for (key, (_, n)) in self.known.iter().rev() {
+                if covered >= want {
+                    break;
+                }
+                chosen.push(key.clone());
+                covered += *n as u64;
             }
-            chosen.push(path);
-            covered += *n as u64;
+            chosen.reverse();
+            let mut shards = Vec::with_capacity(chosen.len());
+            for key in &chosen {
+                let path = self.known[key].0.clone();
+                let data = match self.loaded.get(&path) {
+                    Some(d) => d.clone(),
+                    None => match ShardData::read(&path, self.shape, self.rule) {
+                        Ok(d) => {
+                            let d = Arc::new(d);
+                            self.loaded.insert(path, d.clone());
+                            d
+                        }
+                        Err(e) => {
+                            self.known.remove(key);
+                            self.reject(path, e)?;
+                            continue 'window;
+                        }
+                    },
+                };
+                shards.push(data);
+            }
+            self.loaded = chosen.iter().zip(&shards).map(|(k, d)| (self.known[k].0.clone(), d.clone())).collect();
+            let mut ends = Vec::with_capacity(shards.len());
+            let mut acc = 0u64;
+            for s in &shards {
+                acc += s.len as u64;
+                ends.push(acc);
+            }
+            self.snapshot = Arc::new(WindowSnapshot { shards, ends, skip: covered - want, len: want });
+            return Ok(self.status());
         }
-        chosen.reverse();
-        let mut shards = Vec::with_capacity(chosen.len());
-        for path in &chosen {
-            let data = match self.loaded.get(*path) {
-                Some(d) => d.clone(),
-                None => Arc::new(ShardData::read(path, self.shape, self.rule)?),
-            };
-            shards.push(data);
-        }
-        self.loaded = chosen.iter().zip(&shards).map(|(p, d)| (p.to_path_buf(), d.clone())).collect();
-        let mut ends = Vec::with_capacity(shards.len());
-        let mut acc = 0u64;
-        for s in &shards {
-            acc += s.len as u64;
-            ends.push(acc);
-        }
-        self.snapshot = Arc::new(WindowSnapshot { shards, ends, skip: covered - want, len: want });
-        Ok(self.status())
+    }
+
+    /// Moves a shard that failed validation into `<dir>/rejected/` and records it with its
+    /// error: it is never trained on and never lost.
+    fn reject(&mut self, path: PathBuf, error: anyhow::Error) -> Result<()> {
+        let aside = self.dir.join("rejected");
+        std::fs::create_dir_all(&aside).with_context(|| format!("creating {}", aside.display()))?;
+        let dest = aside.join(path.file_name().expect("a shard file name"));
+        std::fs::rename(&path, &dest)
+            .with_context(|| format!("moving the rejected shard {} to {}", path.display(), dest.display()))?;
+        self.rejected.push((dest, format!("{error:#}")));
+        Ok(())
+    }
+
+    /// Positions whose arrays are held in memory: those of the window's shards.
+    pub fn resident_samples(&self) -> u64 {
+        self.loaded.values().map(|d| d.len as u64).sum()
     }
 
     /// Current counts.

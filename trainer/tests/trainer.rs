@@ -235,6 +235,37 @@ fn window_grows_with_samples_and_counts_them() {
 }
 
 #[test]
+fn the_window_holds_only_its_own_shards_arrays() {
+    use common::write_shard_of_rule;
+    use renju_trainer::config::WindowConfig;
+    use renju_trainer::replay::ReplayWindow;
+    let dir = tempfile::tempdir().unwrap();
+    let sp = dir.path();
+    // The oldest shard is of another rule: its length reads, its arrays would be rejected.
+    let foreign_old = write_shard_of_rule(sp, renju_rules::Rule::Standard, 0..10);
+    for k in 1..10 {
+        write_shard(sp, k * 10..k * 10 + 10);
+    }
+    let cfg = WindowConfig { min_samples: 20, alpha: 0.75, beta: 0.4, max_samples: 25 };
+    let mut w = ReplayWindow::new(sp, renju_trainer::NetShape::current(SIZE), renju_rules::Rule::Renju, cfg);
+    let st = w.refresh().unwrap();
+    assert_eq!((st.total_samples, st.window_samples, st.shards), (100, 25, 10));
+    assert_eq!(w.resident_samples(), 30, "the arrays of the newest three shards, which cover the window of 25");
+    assert!(w.take_rejected().is_empty(), "a shard outside the window has only its length read");
+    assert!(foreign_old.exists());
+    // One inside the window is rejected when its arrays are read, and the window is made without it.
+    let foreign_new = write_shard_of_rule(sp, renju_rules::Rule::Standard, 0..10);
+    let st = w.refresh().unwrap();
+    let rejected = w.take_rejected();
+    assert_eq!(rejected.len(), 1, "{rejected:?}");
+    assert!(rejected[0].1.contains("rule Standard"), "{}", rejected[0].1);
+    assert!(!foreign_new.exists() && rejected[0].0.exists(), "moved aside, not lost");
+    assert_eq!((st.total_samples, st.window_samples, st.shards), (100, 25, 10));
+    assert_eq!(w.resident_samples(), 30);
+    assert_eq!(w.snapshot().len(), 25);
+}
+
+#[test]
 fn export_writes_torchscript_and_safetensors_and_never_overwrites() {
     use renju_trainer::export::{export, ExportFormat};
     let run = tempfile::tempdir().unwrap();

@@ -31,9 +31,14 @@ pub fn position(k: usize) -> PositionRecord {
     PositionRecord { planes, globals, policy, value, root_value: 0.0, generation: 0, game_index: 0 }
 }
 
-/// Writes one shard of positions `range` into `dir`; returns its path.
+/// Writes one renju shard of positions `range` into `dir`; returns its path.
 pub fn write_shard(dir: &Path, range: std::ops::Range<usize>) -> std::path::PathBuf {
-    write_records(dir, Protocol::Free { centre: true }, range.map(position).collect())
+    write_shard_of_rule(dir, Rule::Renju, range)
+}
+
+/// [`write_shard`] for games of `rule`.
+pub fn write_shard_of_rule(dir: &Path, rule: Rule, range: std::ops::Range<usize>) -> std::path::PathBuf {
+    write_records(dir, rule, Protocol::Free { centre: true }, range.map(position).collect())
 }
 
 /// Writes one shard of `n` encoded positions of random RIF renju games (5-40 stones,
@@ -60,12 +65,12 @@ pub fn write_real_shard(dir: &Path, n: usize, seed: u64) -> std::path::PathBuf {
             }
         })
         .collect();
-    write_records(dir, Protocol::Rif, records)
+    write_records(dir, Rule::Renju, Protocol::Rif, records)
 }
 
-/// Writes `records` as one game of one 15x15 renju shard into `dir`; returns its path.
-fn write_records(dir: &Path, protocol: Protocol, records: Vec<PositionRecord>) -> std::path::PathBuf {
-    let mut w = ShardWriter::new(SIZE, Rule::Renju, protocol, "test");
+/// Writes `records` as one game of one 15x15 shard into `dir`; returns its path.
+fn write_records(dir: &Path, rule: Rule, protocol: Protocol, records: Vec<PositionRecord>) -> std::path::PathBuf {
+    let mut w = ShardWriter::new(SIZE, rule, protocol, "test");
     let game = GameMeta {
         opening: None,
         decisions: vec![],
