@@ -33,6 +33,7 @@ pub fn run(args: ServeArgs) -> Result<i32> {
         EvaluatorSpec::Shipped => {
             format!("shipped model: {}", renju_selfplay::linepattern::shipped::SHIPPED_SUMMARY.trim())
         }
+        EvaluatorSpec::Model(dir) => dir.display().to_string(),
         other => other.to_string(),
     };
     let cfg = renju_zero::serve::ServeConfig { host: args.host, port: args.port, model, runs: args.runs };
