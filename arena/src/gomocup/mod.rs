@@ -624,8 +624,8 @@ mod tests {
         let mut b = brain();
         run(&mut b, "START 15\nINFO timeout_turn 1000\nINFO timeout_match 100000\nINFO time_left 8000\nINFO max_memory 8000000\n");
         let l = b.limit(200);
-        // min(1000, 8000 / max(8, 20)) = 400 ms -> 0.85 * 400 - 30 = 310 ms.
-        assert_eq!(l.time, Some(Duration::from_millis(310)));
+        // min(1000, 8000 / max(8, 20)) = 400 ms -> 0.9 * 400 - 10 = 350 ms.
+        assert_eq!(l.time, Some(Duration::from_millis(350)));
         // 8e6 / 2 / (40 * 200) = 500 playouts.
         assert_eq!(l.playouts, Some(500));
     }

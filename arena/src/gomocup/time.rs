@@ -2,15 +2,15 @@
 //!
 //! Time: `timeout_turn` (0 = as fast as possible), and with a match limit at most
 //! `time_left / max(8, empty points / 10)` (renju games here end within 25 moves a side more
-//! often than not); 85% of that minus 30 ms minus the reserve is the
-//! search budget. With no time information, the brain's default per-move time. The reserve is
+//! often than not); [`TURN_SHARE`] of that minus [`TURN_MARGIN`] minus the reserve is the
+//! search budget (90% less 10 ms: 170 ms of a 200 ms turn, about what Rapfi spends). With no time information, the brain's default per-move time. The reserve is
 //! the largest recent overshoot of a move's answer past its search budget (building the
 //! position, answering, a last slow batch), decaying by a quarter per move.
 //!
 //! Under a match clock the budget is a target, not a limit ([`TimeBudget::plan`],
 //! [`crate::clock`]): a settled search stops before it, and an unsettled one may run on to three
 //! times the share, but never past a fifth of the time left nor past `timeout_turn` (both with
-//! the same 85%, 30 ms and reserve taken off). With only a turn limit every move may use it all:
+//! the same share, margin and reserve taken off). With only a turn limit every move may use it all:
 //! time saved on one move buys nothing on the next.
 //!
 //! Nodes: `max_node` (a Yixin-Board extension; 0 or absent: none) caps the playouts per move,
@@ -23,6 +23,12 @@ use std::time::Duration;
 
 use crate::agent::SearchLimit;
 use crate::clock::Stretch;
+
+/// The share of a move's time (turn limit, or its share of the match clock) the search may plan
+/// on: the rest, with [`TURN_MARGIN`] and the learnt reserve, covers the answer's other work.
+pub const TURN_SHARE: f64 = 0.9;
+/// Taken off every move's search budget besides [`TURN_SHARE`] and the reserve.
+pub const TURN_MARGIN: Duration = Duration::from_millis(10);
 
 /// The manager's limits (`INFO timeout_turn`, `timeout_match`, `time_left` in ms, `max_memory`
 /// in bytes, `max_node` in playouts; `None` until sent) and the reserve learnt from past moves.
@@ -54,8 +60,7 @@ impl TimeBudget {
         max_playouts: Option<u64>,
     ) -> (SearchLimit, Option<Stretch>) {
         let turn = self.timeout_turn.filter(|&t| t > 0);
-        let usable =
-            |ms: u64| Duration::from_millis(ms).mul_f64(0.85).saturating_sub(Duration::from_millis(30) + self.reserve);
+        let usable = |ms: u64| Duration::from_millis(ms).mul_f64(TURN_SHARE).saturating_sub(TURN_MARGIN + self.reserve);
         let mut budget: Option<u64> = self.timeout_turn;
         let mut stretch = None;
         if self.timeout_match.is_some_and(|m| m > 0) {
@@ -106,8 +111,8 @@ mod tests {
             ..TimeBudget::default()
         };
         let l = t.limit(200, Duration::from_secs(5), None);
-        // min(1000, 8000 / max(8, 20)) = 400 ms -> 0.85 * 400 - 30 = 310 ms.
-        assert_eq!(l.time, Some(Duration::from_millis(310)));
+        // min(1000, 8000 / max(8, 20)) = 400 ms -> 0.9 * 400 - 10 = 350 ms.
+        assert_eq!(l.time, Some(Duration::from_millis(350)));
         // 8e6 / 2 / (40 * 200) = 500 playouts.
         assert_eq!(l.playouts, Some(500));
         // A smaller playout cap of the brain wins over the memory cap.
@@ -123,19 +128,20 @@ mod tests {
     fn a_match_clock_gives_a_target_and_a_most() {
         let t = TimeBudget { timeout_match: Some(10_000), time_left: Some(8_000), ..TimeBudget::default() };
         let (l, s) = t.plan(200, Duration::from_secs(5), None);
-        // share = 8000 / 20 = 400 ms -> target 0.85 * 400 - 30 = 310 ms; most = min(1200, 1600)
-        // = 1200 ms -> 0.85 * 1200 - 30 = 990 ms.
-        assert_eq!(l.time, Some(Duration::from_millis(310)));
-        assert_eq!(s, Some(Stretch { target: Duration::from_millis(310), most: Duration::from_millis(990) }));
+        // share = 8000 / 20 = 400 ms -> target 0.9 * 400 - 10 = 350 ms; most = min(1200, 1600)
+        // = 1200 ms -> 0.9 * 1200 - 10 = 1070 ms.
+        assert_eq!(l.time, Some(Duration::from_millis(350)));
+        assert_eq!(s, Some(Stretch { target: Duration::from_millis(350), most: Duration::from_millis(1070) }));
         // Little time left: never more than a fifth of it.
-        // (40 empty points: share = 1600 / 8 = 200 ms, three times that is 600 > 1600 / 5 = 320.)
+        // (40 empty points: share = 1600 / 8 = 200 ms, three times that is 600 > 1600 / 5 = 320;
+        // 0.9 * 200 - 10 = 170 ms, 0.9 * 320 - 10 = 278 ms.)
         let low = TimeBudget { time_left: Some(1_600), ..t.clone() };
         let (_, s) = low.plan(40, Duration::from_secs(5), None);
-        assert_eq!(s, Some(Stretch { target: Duration::from_millis(140), most: Duration::from_millis(242) }));
-        // A turn limit caps the most: 1000 ms -> 820 ms.
+        assert_eq!(s, Some(Stretch { target: Duration::from_millis(170), most: Duration::from_millis(278) }));
+        // A turn limit caps the most: 1000 ms -> 890 ms.
         let turn = TimeBudget { timeout_turn: Some(1000), ..t.clone() };
         let (_, s) = turn.plan(200, Duration::from_secs(5), None);
-        assert_eq!(s, Some(Stretch { target: Duration::from_millis(310), most: Duration::from_millis(820) }));
+        assert_eq!(s, Some(Stretch { target: Duration::from_millis(350), most: Duration::from_millis(890) }));
         // A turn limit alone, or a match limit of 0 (none): no plan, the turn is the budget.
         let only_turn = TimeBudget { timeout_turn: Some(200), timeout_match: Some(0), ..TimeBudget::default() };
         assert_eq!(only_turn.plan(200, Duration::from_secs(5), None).1, None);
@@ -152,10 +158,10 @@ mod tests {
     fn overshoot_is_reserved_and_decays() {
         let mut t = TimeBudget { timeout_turn: Some(400), ..TimeBudget::default() };
         let limit = |t: &TimeBudget| t.limit(100, Duration::ZERO, None).time.unwrap();
-        assert_eq!(limit(&t), Duration::from_millis(310)); // 0.85 * 400 - 30
-        t.record_answer(Duration::from_millis(390), Duration::from_millis(310));
-        assert_eq!(limit(&t), Duration::from_millis(230), "80 ms overshoot reserved");
-        t.record_answer(Duration::from_millis(200), Duration::from_millis(230));
-        assert_eq!(limit(&t), Duration::from_millis(250), "no overshoot: the reserve decays to 60 ms");
+        assert_eq!(limit(&t), Duration::from_millis(350)); // 0.9 * 400 - 10
+        t.record_answer(Duration::from_millis(430), Duration::from_millis(350));
+        assert_eq!(limit(&t), Duration::from_millis(270), "80 ms overshoot reserved");
+        t.record_answer(Duration::from_millis(200), Duration::from_millis(270));
+        assert_eq!(limit(&t), Duration::from_millis(290), "no overshoot: the reserve decays to 60 ms");
     }
 }
