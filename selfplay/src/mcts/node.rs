@@ -107,7 +107,7 @@ pub(super) fn sign(decider: u8) -> f32 {
 pub(super) struct ChildSorter {
     /// `(prior, position)` keys.
     keys: Vec<(f32, u32)>,
-    /// The children in their new order.
+    /// The chosen children, in their new order.
     nodes: Vec<Node>,
 }
 
@@ -118,33 +118,47 @@ impl ChildSorter {
     }
 
     /// Orders `kids` (more than [`SORTED_PREFIX`] children, in the order made) as a stable sort
-    /// by prior would in its first [`SORTED_PREFIX`] places: the highest priors, chosen by a
-    /// selection over `(prior, position)` keys and sorted; the others follow in the order made,
+    /// by prior would in its first [`SORTED_PREFIX`] places: the highest priors, kept in order in
+    /// one pass over `(prior, position)` keys (a child enters only when it ranks ahead of the
+    /// last one kept, so most children cost one comparison); the others follow in the order made,
     /// so that [`sort_tail`] completes the full stable sort.
     pub(super) fn sort_prefix(&mut self, kids: &mut [Node]) {
-        let key_order = |a: &(f32, u32), b: &(f32, u32)| {
-            b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1))
+        // Whether key `a` ranks ahead of key `b`: higher prior, then earlier position (NaN
+        // priors compare as equal).
+        let ahead = |a: &(f32, u32), b: &(f32, u32)| {
+            b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)) == std::cmp::Ordering::Less
         };
-        let keys = &mut self.keys;
-        keys.clear();
-        keys.extend(kids.iter().enumerate().map(|(i, c)| (c.prior, i as u32)));
-        keys.select_nth_unstable_by(SORTED_PREFIX - 1, key_order);
-        keys[..SORTED_PREFIX].sort_unstable_by(key_order);
-        let top = &mut keys[..SORTED_PREFIX];
-        let out = &mut self.nodes;
-        out.clear();
-        out.extend(top.iter().map(|&(_, i)| kids[i as usize]));
-        // The rest in the order made: walk the positions, skipping the chosen ones (sorted).
-        top.sort_unstable_by_key(|k| k.1);
-        let mut next = top.iter().map(|k| k.1 as usize).peekable();
-        for (i, &kid) in kids.iter().enumerate() {
-            if next.peek() == Some(&i) {
-                next.next();
-            } else {
-                out.push(kid);
+        let top = &mut self.keys;
+        top.clear();
+        for (i, c) in kids.iter().enumerate() {
+            let k = (c.prior, i as u32);
+            if top.len() == SORTED_PREFIX {
+                if !ahead(&k, &top[SORTED_PREFIX - 1]) {
+                    continue;
+                }
+                top.pop();
             }
+            let at = top.iter().position(|t| ahead(&k, t)).unwrap_or(top.len());
+            top.insert(at, k);
         }
-        kids.copy_from_slice(out);
+        let top = &mut top[..];
+        let chosen = &mut self.nodes;
+        chosen.clear();
+        chosen.extend(top.iter().map(|&(_, i)| kids[i as usize]));
+        // The rest keep the order made and end where the slice ends: from the back, each run
+        // between two chosen positions moves right past the room the chosen ones leave.
+        top.sort_unstable_by_key(|k| k.1);
+        let (mut end, mut dest) = (kids.len(), kids.len());
+        for &(_, p) in top.iter().rev() {
+            let p = p as usize;
+            let run = end - (p + 1);
+            kids.copy_within(p + 1..end, dest - run);
+            dest -= run;
+            end = p;
+        }
+        kids.copy_within(0..end, dest - end);
+        debug_assert_eq!(dest - end, SORTED_PREFIX);
+        kids[..SORTED_PREFIX].copy_from_slice(chosen);
     }
 }
 
