@@ -200,6 +200,9 @@ pub struct MctsAgent {
     rng: ChaCha8Rng,
     /// The tree of the last decision and its root position (tree reuse only).
     kept: Option<(Game, Mcts)>,
+    /// Without tree reuse, the last decision's tree, whose memory the next one starts afresh in
+    /// ([`Mcts::reset`]).
+    recycled: Option<Mcts>,
     /// The time plan of the decision under way ([`Agent::choose_stretched`]).
     stretch: Option<Stretch>,
     /// Stops a search under way when it returns true ([`Agent::set_interrupt`]).
@@ -231,7 +234,15 @@ impl MctsAgent {
     /// When `evals` is empty.
     pub fn with_evaluators(evals: Vec<Box<dyn Evaluator>>, settings: SearchSettings) -> MctsAgent {
         assert!(!evals.is_empty(), "an agent needs an evaluator");
-        MctsAgent { evals, settings, rng: ChaCha8Rng::seed_from_u64(0), kept: None, stretch: None, interrupt: None }
+        MctsAgent {
+            evals,
+            settings,
+            rng: ChaCha8Rng::seed_from_u64(0),
+            kept: None,
+            recycled: None,
+            stretch: None,
+            interrupt: None,
+        }
     }
 
     /// Search threads the next decision uses: [`SearchSettings::threads`], at most one per
@@ -281,9 +292,13 @@ impl MctsAgent {
     /// since its root when [`SearchSettings::reuse_tree`] (afresh when `game` does not follow),
     /// else a fresh one.
     fn tree_for(&mut self, game: &Game) -> Mcts {
-        match self.kept.take() {
-            Some((from, mut m)) if self.settings.reuse_tree => {
+        match (self.kept.take(), self.recycled.take()) {
+            (Some((from, mut m)), _) if self.settings.reuse_tree => {
                 m.follow(&from, game);
+                m
+            }
+            (Some((_, mut m)), _) | (None, Some(mut m)) if *m.config() == self.settings.config => {
+                m.reset(game);
                 m
             }
             _ => Mcts::new(game, self.settings.config.clone()),
@@ -423,6 +438,8 @@ impl Agent for MctsAgent {
         let choice = Choice { action, value: Some(m.root_value()), playouts: root_visits - reused, reused };
         if self.settings.reuse_tree {
             self.kept = Some((game.clone(), m));
+        } else {
+            self.recycled = Some(m);
         }
         Ok(choice)
     }

@@ -4,7 +4,7 @@
 
 use crate::action::action_from_index;
 use crate::encode::{encode, NUM_GLOBALS, NUM_PLANES};
-use crate::mcts::{pick_by_visits, Mcts, SearchAlgorithm, SearchConfig};
+use crate::mcts::{pick_by_visits, Mcts, SearchAlgorithm, SearchConfig, TreeMemory};
 use crate::record::{wdl_one_hot, EndReason, GameMeta, GameResult, PositionRecord, ShardWriter};
 use crate::server::ServerHandle;
 use anyhow::{anyhow, Context, Result};
@@ -306,9 +306,10 @@ pub fn run_selfplay_paced(
 }
 
 impl Slot {
-    fn new(cfg: &SelfplayConfig, rng: &mut ChaCha8Rng) -> Slot {
+    /// A new game, its tree built in `memory` (a finished game's, or none).
+    fn new(cfg: &SelfplayConfig, rng: &mut ChaCha8Rng, memory: TreeMemory) -> Slot {
         let game = Game::new(cfg.size, cfg.rule, cfg.protocol.clone(), cfg.stone_cap).expect("validated settings");
-        let mcts = Mcts::new(&game, cfg.search.clone());
+        let mcts = Mcts::new_in(&game, cfg.search.clone(), memory);
         let mut s = Slot {
             game,
             mcts,
@@ -374,7 +375,7 @@ fn worker(
         if !claim() {
             break;
         }
-        slots.push(Slot::new(cfg, &mut rng));
+        slots.push(Slot::new(cfg, &mut rng, TreeMemory::default()));
     }
     let size = cfg.size;
     let pl = NUM_PLANES * size * size;
@@ -440,7 +441,8 @@ fn worker(
                     return Ok(());
                 }
                 if claim() {
-                    slots[i] = Slot::new(cfg, &mut rng);
+                    let memory = slots[i].mcts.take_memory();
+                    slots[i] = Slot::new(cfg, &mut rng, memory);
                     i += 1;
                 } else {
                     slots.swap_remove(i);

@@ -17,7 +17,8 @@
 //! so that an engine match can give both sides the same search budget.
 //!
 //! Memory: `max_memory` caps the playouts so the tree stays under half of it (40 bytes per child
-//! node: the search's `NODE_BYTES` = 32 plus a quarter for the node arena's spare capacity).
+//! node: the search's `NODE_BYTES` = 32 plus a quarter for the node arena's spare capacity); the
+//! other half holds the previous move's arena, which the search keeps to build the next tree in.
 
 use std::time::Duration;
 

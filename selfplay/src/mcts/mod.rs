@@ -54,4 +54,4 @@ pub use config::{SearchAlgorithm, SearchConfig};
 pub use drive::{pick_by_visits, search_parallel, search_until, search_with};
 pub use gumbel::GumbelParams;
 pub use node::NODE_BYTES;
-pub use tree::{LeafBatch, Mcts, SearchStats};
+pub use tree::{LeafBatch, Mcts, SearchStats, TreeMemory};
