@@ -348,15 +348,30 @@ impl ShardWriter {
 /// with `N` and the metadata's board size, encoder version known, `game_index` within
 /// `meta.games`. Every error names the file.
 pub fn read_shard(path: &Path) -> Result<Shard> {
-    read_shard_inner(path).with_context(|| format!("invalid self-play shard {}", path.display()))
+    naming_the_shard(path, read_shard_inner)
 }
 
-fn read_shard_inner(path: &Path) -> Result<Shard> {
-    let file = std::fs::File::open(path).context("cannot open")?;
-    let mut npz = NpzReader::new(std::io::BufReader::new(file)).context("not a readable npz archive")?;
+/// A shard's `.npz` archive, open to read its arrays by name.
+type ShardArchive = NpzReader<std::io::BufReader<std::fs::File>>;
+
+/// `read(path)`, its errors naming the file as an invalid shard.
+fn naming_the_shard<T>(path: &Path, read: impl FnOnce(&mut ShardArchive) -> Result<T>) -> Result<T> {
+    (|| -> Result<T> {
+        let file = std::fs::File::open(path).context("cannot open")?;
+        let mut npz = NpzReader::new(std::io::BufReader::new(file)).context("not a readable npz archive")?;
+        read(&mut npz)
+    })()
+    .with_context(|| format!("invalid self-play shard {}", path.display()))
+}
+
+/// The shard's `meta` array, parsed.
+fn shard_meta(npz: &mut ShardArchive) -> Result<ShardMeta> {
     let meta: Array1<u8> = npz.by_name("meta").context("array `meta` (u8 [bytes]) missing or malformed")?;
-    let meta: ShardMeta = serde_json::from_slice(meta.as_slice().unwrap_or(&meta.to_vec()))
-        .context("array `meta` is not valid shard JSON")?;
+    serde_json::from_slice(meta.as_slice().unwrap_or(&meta.to_vec())).context("array `meta` is not valid shard JSON")
+}
+
+fn read_shard_inner(npz: &mut ShardArchive) -> Result<Shard> {
+    let meta = shard_meta(npz)?;
     if meta.encoder_version != ENCODER_VERSION {
         bail!(
             "encoder version {} is not this build's version {ENCODER_VERSION} (shards of different encoder versions are \
@@ -401,14 +416,7 @@ fn read_shard_inner(path: &Path) -> Result<Shard> {
 /// Only the metadata of a shard (the `meta` array; the position arrays are not read or checked),
 /// for tools that tally games. Errors name the file.
 pub fn read_shard_meta(path: &Path) -> Result<ShardMeta> {
-    (|| -> Result<ShardMeta> {
-        let file = std::fs::File::open(path).context("cannot open")?;
-        let mut npz = NpzReader::new(std::io::BufReader::new(file)).context("not a readable npz archive")?;
-        let meta: Array1<u8> = npz.by_name("meta").context("array `meta` (u8 [bytes]) missing or malformed")?;
-        serde_json::from_slice(meta.as_slice().unwrap_or(&meta.to_vec()))
-            .context("array `meta` is not valid shard JSON")
-    })()
-    .with_context(|| format!("invalid self-play shard {}", path.display()))
+    naming_the_shard(path, shard_meta)
 }
 
 /// The number of positions `N` of a shard, from its smallest per-position array (`root_value`,
@@ -416,14 +424,11 @@ pub fn read_shard_meta(path: &Path) -> Result<ShardMeta> {
 /// the replay window, which must know every shard's length but holds only the newest shards'
 /// arrays. Errors name the file.
 pub fn read_shard_positions(path: &Path) -> Result<usize> {
-    (|| -> Result<usize> {
-        let file = std::fs::File::open(path).context("cannot open")?;
-        let mut npz = NpzReader::new(std::io::BufReader::new(file)).context("not a readable npz archive")?;
+    naming_the_shard(path, |npz| {
         let root: Array1<f32> =
             npz.by_name("root_value").context("array `root_value` (f32 [N]) missing or malformed")?;
         Ok(root.len())
-    })()
-    .with_context(|| format!("invalid self-play shard {}", path.display()))
+    })
 }
 
 /// The `.npz` shards in `dir` (not `.tmp` files), sorted by name.
