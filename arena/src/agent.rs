@@ -200,8 +200,8 @@ pub struct MctsAgent {
     rng: ChaCha8Rng,
     /// The tree of the last decision and its root position (tree reuse only).
     kept: Option<(Game, Mcts)>,
-    /// Without tree reuse, the last decision's tree, whose memory the next one starts afresh in
-    /// ([`Mcts::reset`]).
+    /// A tree no longer searched (without tree reuse, the last decision's; with it, one
+    /// forgotten), whose memory the next tree starts afresh in ([`Mcts::reset`]).
     recycled: Option<Mcts>,
     /// The time plan of the decision under way ([`Agent::choose_stretched`]).
     stretch: Option<Stretch>,
@@ -292,16 +292,23 @@ impl MctsAgent {
     /// since its root when [`SearchSettings::reuse_tree`] (afresh when `game` does not follow),
     /// else a fresh one.
     fn tree_for(&mut self, game: &Game) -> Mcts {
-        match (self.kept.take(), self.recycled.take()) {
-            (Some((from, mut m)), _) if self.settings.reuse_tree => {
-                m.follow(&from, game);
-                m
-            }
-            (Some((_, mut m)), _) | (None, Some(mut m)) if *m.config() == self.settings.config => {
+        if let Some((from, mut m)) = self.kept.take() {
+            m.follow(&from, game);
+            return m;
+        }
+        match self.recycled.take() {
+            Some(mut m) if *m.config() == self.settings.config => {
                 m.reset(game);
                 m
             }
             _ => Mcts::new(game, self.settings.config.clone()),
+        }
+    }
+
+    /// Drops the kept tree's search, keeping its memory for the next tree.
+    fn forget_tree(&mut self) {
+        if let Some((_, m)) = self.kept.take() {
+            self.recycled = Some(m);
         }
     }
 
@@ -403,7 +410,7 @@ impl MctsAgent {
 impl Agent for MctsAgent {
     fn new_game(&mut self, seed: u64) -> Result<()> {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
-        self.kept = None;
+        self.forget_tree();
         Ok(())
     }
     fn choose(&mut self, game: &Game) -> Result<Choice> {
@@ -455,7 +462,7 @@ impl Agent for MctsAgent {
         self.interrupt = interrupt;
     }
     fn forget(&mut self) {
-        self.kept = None;
+        self.forget_tree();
     }
     fn choose_stretched(&mut self, game: &Game, limit: &SearchLimit, stretch: Option<Stretch>) -> Result<Choice> {
         self.stretch = stretch;

@@ -3,15 +3,16 @@
 //! Time: `timeout_turn` (0 = as fast as possible), and with a match limit at most
 //! `time_left / max(8, empty points / 10)` (renju games here end within 25 moves a side more
 //! often than not); [`TURN_SHARE`] of that minus [`TURN_MARGIN`] minus the reserve is the
-//! search budget (90% less 10 ms: 170 ms of a 200 ms turn, about what Rapfi spends). With no time information, the brain's default per-move time. The reserve is
-//! the largest recent overshoot of a move's answer past its search budget (building the
-//! position, answering, a last slow batch), decaying by a quarter per move.
+//! search budget (90% less 10 ms: 170 ms of a 200 ms turn, about what Rapfi spends). With no
+//! time information, the brain's default per-move time. The reserve is the largest recent
+//! overshoot of a move's answer past its search budget (building the position, answering, a last
+//! slow batch), decaying by a quarter per move.
 //!
 //! Under a match clock the budget is a target, not a limit ([`TimeBudget::plan`],
 //! [`crate::clock`]): a settled search stops before it, and an unsettled one may run on to three
 //! times the share, but never past a fifth of the time left nor past `timeout_turn` (both with
-//! the same share, margin and reserve taken off). With only a turn limit every move may use it all:
-//! time saved on one move buys nothing on the next.
+//! the same share, margin and reserve taken off). With only a turn limit every move may use it
+//! all: time saved on one move buys nothing on the next.
 //!
 //! Nodes: `max_node` (a Yixin-Board extension; 0 or absent: none) caps the playouts per move,
 //! so that an engine match can give both sides the same search budget.

@@ -141,7 +141,6 @@ impl ChildSorter {
             let at = top.iter().position(|t| ahead(&k, t)).unwrap_or(top.len());
             top.insert(at, k);
         }
-        let top = &mut top[..];
         let chosen = &mut self.nodes;
         chosen.clear();
         chosen.extend(top.iter().map(|&(_, i)| kids[i as usize]));

@@ -145,6 +145,16 @@ pub struct Mcts {
 /// A larger arena is freed.
 pub(super) const SPARE_ARENA_NODES: usize = 1 << 22;
 
+/// `arena` emptied, to hold another tree; a new, unallocated one when it is larger than
+/// [`SPARE_ARENA_NODES`] (that memory is freed).
+fn reusable_arena(mut arena: Vec<Node>) -> Vec<Node> {
+    if arena.capacity() > SPARE_ARENA_NODES {
+        return Vec::new();
+    }
+    arena.clear();
+    arena
+}
+
 /// The node arenas of a finished tree ([`Mcts::take_memory`]), to build the next one in
 /// ([`Mcts::new_in`]).
 #[derive(Default)]
@@ -217,8 +227,19 @@ impl LeafBatch {
 impl Mcts {
     /// A fresh tree rooted at `game` (which must not be over).
     pub fn new(game: &Game, cfg: SearchConfig) -> Mcts {
+        Mcts::new_in(game, cfg, TreeMemory::default())
+    }
+
+    /// [`Mcts::new`] in the memory of an earlier tree's node arenas ([`Mcts::take_memory`]):
+    /// the same tree. The larger arena holds the new tree, the other is kept as its spare.
+    pub fn new_in(game: &Game, cfg: SearchConfig, memory: TreeMemory) -> Mcts {
         let size = game.board().size();
-        let mut nodes = Vec::with_capacity(4096);
+        let TreeMemory { mut nodes, mut spare } = memory;
+        if nodes.capacity() < spare.capacity() {
+            std::mem::swap(&mut nodes, &mut spare);
+        }
+        let mut nodes = reusable_arena(nodes);
+        nodes.reserve(4096);
         nodes.push(Node::new(0, 1.0, F_CHECKED));
         Mcts {
             cfg,
@@ -238,28 +259,8 @@ impl Mcts {
             gumbel: None,
             stats: SearchStats::default(),
             in_flight: 0,
-            spare: Vec::new(),
+            spare: reusable_arena(spare),
         }
-    }
-
-    /// [`Mcts::new`] in the memory of an earlier tree's node arenas ([`Mcts::take_memory`]):
-    /// the same tree.
-    pub fn new_in(game: &Game, cfg: SearchConfig, memory: TreeMemory) -> Mcts {
-        let mut m = Mcts::new(game, cfg);
-        let TreeMemory { mut nodes, mut spare } = memory;
-        if nodes.capacity() < spare.capacity() {
-            std::mem::swap(&mut nodes, &mut spare);
-        }
-        if nodes.capacity() > m.nodes.capacity() && nodes.capacity() <= SPARE_ARENA_NODES {
-            nodes.clear();
-            nodes.push(m.nodes[0]);
-            m.nodes = nodes;
-        }
-        if spare.capacity() <= SPARE_ARENA_NODES {
-            spare.clear();
-            m.spare = spare;
-        }
-        m
     }
 
     /// Takes the node arenas out of this tree, for [`Mcts::new_in`]; the tree is left empty and
@@ -824,7 +825,6 @@ impl Mcts {
             }
         }
         let mut fresh = std::mem::take(&mut self.spare);
-        fresh.clear();
         fresh.reserve(self.nodes.len().max(4096));
         if keep != NONE && self.nodes[keep as usize].state == Expanded {
             // Breadth-first copy keeps children contiguous.
@@ -851,10 +851,7 @@ impl Mcts {
         } else {
             fresh.push(Node::new(0, 1.0, F_CHECKED));
         }
-        let old = std::mem::replace(&mut self.nodes, fresh);
-        if old.capacity() <= SPARE_ARENA_NODES {
-            self.spare = old;
-        }
+        self.spare = reusable_arena(std::mem::replace(&mut self.nodes, fresh));
         self.root = 0;
         self.walker = Walker::new(game);
         // The root's children in their full order (root noise and the Gumbel root go through
