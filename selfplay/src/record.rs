@@ -9,6 +9,7 @@
 //! | `root_value` | f32 | [N] | search value (win - loss) at the root, deciding player's view |
 //! | `generation` | i64 | [N] | model generation that evaluated the position's search |
 //! | `game_index` | i64 | [N] | index into `meta.games` |
+//! | `opponent_reply` | i64 | [N] | action index of the opponent's next decision, -1 when there is none (optional: absent in older shards, read as all -1) |
 //! | `meta` | u8 | [bytes] | UTF-8 JSON [`ShardMeta`] |
 //!
 //! [`ShardWriter::write`] writes `<dir>/<name>.npz.tmp`, fsyncs it and renames it to `<dir>/<name>.npz`;
@@ -133,6 +134,10 @@ pub struct PositionRecord {
     pub generation: i64,
     /// Index of the game within the shard.
     pub game_index: i64,
+    /// Action index of the decision that followed this one, when the opponent made it; -1 when
+    /// the game ended here or the decider decided again (an opening protocol's consecutive
+    /// decisions). The auxiliary opponent-policy target (KataGo).
+    pub opponent_reply: i64,
 }
 
 /// A whole shard in memory (as read back by [`read_shard`]).
@@ -146,6 +151,8 @@ pub struct Shard {
     pub root_value: Array1<f32>,
     pub generation: Array1<i64>,
     pub game_index: Array1<i64>,
+    /// `-1` or an action index `< A` (see [`PositionRecord::opponent_reply`]).
+    pub opponent_reply: Array1<i64>,
 }
 
 impl Shard {
@@ -280,6 +287,12 @@ impl ShardWriter {
                 p.policy.len(),
                 action_space_size(s)
             );
+            ensure!(
+                (-1..action_space_size(s) as i64).contains(&p.opponent_reply),
+                "position {k}: opponent_reply {} is neither -1 nor an action index below {}",
+                p.opponent_reply,
+                action_space_size(s)
+            );
             p.game_index = gi;
             self.positions.push(p);
         }
@@ -327,6 +340,7 @@ impl ShardWriter {
         let root_value: Array1<f32> = self.positions.iter().map(|p| p.root_value).collect();
         let generation: Array1<i64> = self.positions.iter().map(|p| p.generation).collect();
         let game_index: Array1<i64> = self.positions.iter().map(|p| p.game_index).collect();
+        let opponent_reply: Array1<i64> = self.positions.iter().map(|p| p.opponent_reply).collect();
         let meta: Array1<u8> = Array1::from_vec(serde_json::to_vec(&self.meta)?);
         let file = std::fs::File::create(path)?;
         let mut npz = NpzWriter::new_compressed(std::io::BufWriter::new(file));
@@ -337,6 +351,7 @@ impl ShardWriter {
         npz.add_array("root_value", &root_value)?;
         npz.add_array("generation", &generation)?;
         npz.add_array("game_index", &game_index)?;
+        npz.add_array("opponent_reply", &opponent_reply)?;
         npz.add_array("meta", &meta)?;
         let w = npz.finish()?;
         w.into_inner().map_err(|e| e.into_error())?;
@@ -410,7 +425,18 @@ fn read_shard_inner(npz: &mut ShardArchive) -> Result<Shard> {
     if let Some(bad) = game_index.iter().find(|&&g| g < 0 || g as usize >= meta.games.len()) {
         bail!("array `game_index` holds {bad}, outside 0..{} games", meta.games.len());
     }
-    Ok(Shard { meta, planes, globals, policy, value, root_value, generation, game_index })
+    let has_replies = npz.names().context("listing the archive's arrays")?.iter().any(|name| name == "opponent_reply");
+    let opponent_reply: Array1<i64> = if has_replies {
+        let r: Array1<i64> = npz.by_name("opponent_reply").context("array `opponent_reply` (i64 [N]) is malformed")?;
+        ensure!(r.len() == n, "array `opponent_reply` has {} entries, expected {n}", r.len());
+        if let Some(bad) = r.iter().find(|&&x| x < -1 || x >= a as i64) {
+            bail!("array `opponent_reply` holds {bad}, neither -1 nor an action index below {a}");
+        }
+        r
+    } else {
+        Array1::from_elem(n, -1)
+    };
+    Ok(Shard { meta, planes, globals, policy, value, root_value, generation, game_index, opponent_reply })
 }
 
 /// Only the metadata of a shard (the `meta` array; the position arrays are not read or checked),

@@ -10,7 +10,7 @@ use crate::server::ServerHandle;
 use anyhow::{anyhow, Context, Result};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use renju_rules::{Game, Player, Protocol, Rule};
+use renju_rules::{Action, Game, Player, Protocol, Rule};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -198,8 +198,8 @@ struct Slot {
     full: bool,
     target: u32,
     /// Recorded positions: the decider, the proven result if any (`Some(true)`: the decider
-    /// wins), the record.
-    positions: Vec<(Player, Option<bool>, PositionRecord)>,
+    /// wins), the index of the decision in the game's history, the record.
+    positions: Vec<(Player, Option<bool>, usize, PositionRecord)>,
     resign_disabled: bool,
     below: [u32; 2],
     would_resign: Option<Player>,
@@ -471,6 +471,7 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
         s.positions.push((
             decider,
             proven,
+            s.game.history().len(),
             PositionRecord {
                 planes: planes.iter().map(|&v| v as u8).collect(),
                 globals,
@@ -485,6 +486,7 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
                 root_value,
                 generation: s.gen_last,
                 game_index: 0,
+                opponent_reply: -1,
             },
         ));
     }
@@ -532,10 +534,12 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
         return Ok(None);
     };
     let (mut proven_positions, mut proven_overruled) = (0u32, 0u32);
+    let history = s.game.history();
     let positions = std::mem::take(&mut s.positions)
         .into_iter()
-        .map(|(p, proven, mut r)| {
+        .map(|(p, proven, decision, mut r)| {
             r.value = value_target(result.winner, p, proven);
+            r.opponent_reply = opponent_reply(history, decision, cfg.size);
             if proven.is_some() {
                 proven_positions += 1;
                 proven_overruled += u32::from(r.value != value_target(result.winner, p, None));
@@ -570,6 +574,16 @@ fn value_target(winner: Option<Player>, decider: Player, proven: Option<bool>) -
         None => winner,
     };
     wdl_one_hot(winner, decider)
+}
+
+/// The auxiliary opponent-policy target of the position before decision `decision` of
+/// `history`: the action index of the next decision when the other player made it, else -1
+/// (the game ended at `decision`, or its decider decided again).
+fn opponent_reply(history: &[(Player, Action)], decision: usize, size: usize) -> i64 {
+    match (history.get(decision), history.get(decision + 1)) {
+        (Some(&(me, _)), Some(&(them, reply))) if them != me => crate::action::action_index(reply, size) as i64,
+        _ => -1,
+    }
 }
 
 /// The result of a stone decision the VCF solver proves within `nodes` nodes per question:
@@ -622,6 +636,22 @@ mod tests {
         swap.apply(renju_rules::Action::parse("h8", 15).unwrap()).unwrap();
         assert!(!matches!(swap.decision(), renju_rules::DecisionKind::PlaceStone(_)), "{:?}", swap.decision());
         assert_eq!(proven_result(&swap, 1000), None);
+    }
+
+    #[test]
+    fn the_opponent_reply_is_the_next_decision_of_the_other_player() {
+        use Player::{First, Second};
+        let a = |m: &str| Action::parse(m, 15).unwrap();
+        // An opening's consecutive placements by one player, a swap, then a stone.
+        let history = [(First, a("h8")), (First, a("h9")), (First, a("i8")), (Second, Action::Swap), (First, a("j9"))];
+        assert_eq!(opponent_reply(&history, 0, 15), -1, "the decider placed again");
+        assert_eq!(opponent_reply(&history, 2, 15), crate::action::action_index(Action::Swap, 15) as i64);
+        assert_eq!(
+            opponent_reply(&history, 3, 15),
+            renju_rules::notation::parse_point("j9", 15).unwrap().index(15) as i64
+        );
+        assert_eq!(opponent_reply(&history, 4, 15), -1, "the game ended at the last decision");
+        assert_eq!(opponent_reply(&history, 5, 15), -1, "a resigned decision is not in the history");
     }
 
     #[test]

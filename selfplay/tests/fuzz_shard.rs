@@ -32,6 +32,7 @@ fn valid_shard() -> &'static [u8] {
                     root_value: 0.0,
                     generation: g,
                     game_index: -1,
+                    opponent_reply: k as i64 - 1,
                 })
                 .collect();
             let meta = GameMeta {

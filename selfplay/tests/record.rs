@@ -20,6 +20,7 @@ fn sample_writer(size: usize) -> ShardWriter {
                     root_value: 0.25 * k as f32,
                     generation: 7 + g,
                     game_index: -1,
+                    opponent_reply: k as i64 - 1,
                 }
             })
             .collect();
@@ -58,6 +59,7 @@ fn shard_round_trips() {
     assert_eq!(s.generation.to_vec(), vec![7, 7, 7, 8, 8, 8]);
     assert_eq!(s.game_index.to_vec(), vec![0, 0, 0, 1, 1, 1]);
     assert_eq!(s.root_value[2], 0.5);
+    assert_eq!(s.opponent_reply.to_vec(), vec![-1, 0, 1, -1, 0, 1]);
     assert_eq!(s.meta.games.len(), 2);
     assert_eq!(s.meta.games[0].decisions[1], (Player::Second, Action::Swap));
     assert!(s.meta.games[1].resign_disabled);
@@ -107,7 +109,62 @@ fn wrong_push_lengths_are_rejected() {
         root_value: 0.0,
         generation: 0,
         game_index: 0,
+        opponent_reply: -1,
     };
-    let err = w.push_game(meta, vec![p]).unwrap_err().to_string();
+    let err = w.push_game(meta.clone(), vec![p.clone()]).unwrap_err().to_string();
     assert!(err.contains("planes has 3 bytes"), "{err}");
+    let reply = PositionRecord { planes: vec![0; NUM_PLANES * 81], opponent_reply: action_space_size(9) as i64, ..p };
+    let err = w.push_game(meta, vec![reply]).unwrap_err().to_string();
+    assert!(err.contains("opponent_reply 95 is neither -1 nor an action index below 95"), "{err}");
+}
+
+/// Copies the shard at `path` with its `opponent_reply` array replaced by `reply` (`None`:
+/// left out, as in the shards written before the array existed).
+fn rewrite_replies(path: &std::path::Path, reply: Option<ndarray::Array1<i64>>) {
+    use ndarray::{Array1, Array2, Array4};
+    use ndarray_npy::{NpzReader, NpzWriter};
+    let mut r = NpzReader::new(std::fs::File::open(path).unwrap()).unwrap();
+    let planes: Array4<u8> = r.by_name("planes").unwrap();
+    let globals: Array2<f32> = r.by_name("globals").unwrap();
+    let policy: Array2<f32> = r.by_name("policy").unwrap();
+    let value: Array2<f32> = r.by_name("value").unwrap();
+    let root_value: Array1<f32> = r.by_name("root_value").unwrap();
+    let generation: Array1<i64> = r.by_name("generation").unwrap();
+    let game_index: Array1<i64> = r.by_name("game_index").unwrap();
+    let meta: Array1<u8> = r.by_name("meta").unwrap();
+    let mut w = NpzWriter::new(std::fs::File::create(path).unwrap());
+    w.add_array("planes", &planes).unwrap();
+    w.add_array("globals", &globals).unwrap();
+    w.add_array("policy", &policy).unwrap();
+    w.add_array("value", &value).unwrap();
+    w.add_array("root_value", &root_value).unwrap();
+    w.add_array("generation", &generation).unwrap();
+    w.add_array("game_index", &game_index).unwrap();
+    if let Some(reply) = reply {
+        w.add_array("opponent_reply", &reply).unwrap();
+    }
+    w.add_array("meta", &meta).unwrap();
+    w.finish().unwrap();
+}
+
+#[test]
+fn a_shard_without_opponent_replies_reads_as_having_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = sample_writer(9).write(dir.path()).unwrap();
+    rewrite_replies(&path, None);
+    let s = read_shard(&path).unwrap();
+    assert_eq!(s.opponent_reply.to_vec(), vec![-1; 6]);
+    assert_eq!(s.policy[[4, 1]], 1.0, "the other arrays read as before");
+}
+
+#[test]
+fn an_opponent_reply_off_the_action_space_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = sample_writer(9).write(dir.path()).unwrap();
+    rewrite_replies(&path, Some(ndarray::Array1::from_vec(vec![-1, 0, 95, -1, 0, 1])));
+    let err = format!("{:#}", read_shard(&path).unwrap_err());
+    assert!(err.contains("`opponent_reply` holds 95, neither -1 nor an action index below 95"), "{err}");
+    rewrite_replies(&path, Some(ndarray::Array1::from_vec(vec![-1, 0])));
+    let err = format!("{:#}", read_shard(&path).unwrap_err());
+    assert!(err.contains("`opponent_reply` has 2 entries, expected 6"), "{err}");
 }

@@ -80,6 +80,10 @@ pub const KEYS: &[(&str, &str)] = &[
     ("training.batch_size", "samples per training step"),
     ("training.l2", "L2 coefficient (AlphaZero)"),
     ("training.value_loss_weight", "value cross-entropy weight relative to the policy cross-entropy"),
+    (
+        "training.opponent_policy_weight",
+        "opponent-policy cross-entropy weight (KataGo 0.15), when the net has that head (net.opponent_policy)",
+    ),
     ("training.grad_clip", "global gradient-norm clip; 0 = off"),
     (
         "training.samples_per_new_sample",
@@ -122,6 +126,10 @@ pub const KEYS: &[(&str, &str)] = &[
     (
         "training.net.policy_pointwise",
         "linepattern: outputs K of the dynamic pointwise policy stage (Rapfi's mix9 design); 0 = none",
+    ),
+    (
+        "training.net.opponent_policy",
+        "an auxiliary head predicting the opponent's reply (KataGo); training only, not exported",
     ),
     (
         "training.optimizer.kind",

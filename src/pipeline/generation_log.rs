@@ -46,6 +46,9 @@ pub(crate) struct GenerationLine {
     pub(crate) loss: f64,
     pub(crate) policy_loss: f64,
     pub(crate) value_loss: f64,
+    /// The opponent-policy cross-entropy, when the net has that head.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) opponent_policy_loss: Option<f64>,
     pub(crate) minutes: f64,
 }
 

@@ -271,18 +271,20 @@ impl<'a> TrainerLoop<'a> {
             loss: last.loss,
             policy_loss: last.policy_loss,
             value_loss: last.value_loss,
+            opponent_policy_loss: self.trainer.config().net.opponent_policy.then_some(last.opponent_policy_loss),
             minutes: self.t0.elapsed().as_secs_f64() / 60.0,
         };
         append_generation_line(self.run, &line)?;
         let (shown, shown_older) = newest_generations(&line.samples_by_generation, 5);
         let summary = format!(
-            "generation {} published at step {} | loss {:.4} (policy {:.4}, value {:.4}) | samples {} (window {}) | by generation {:?}{}\n  \
+            "generation {} published at step {} | loss {:.4} (policy {:.4}, value {:.4}{}) | samples {} (window {}) | by generation {:?}{}\n  \
              self-play since the last generation: {:.2} games/s | {}",
             self.gen,
             line.step,
             line.loss,
             line.policy_loss,
             line.value_loss,
+            line.opponent_policy_loss.map_or(String::new(), |l| format!(", opponent policy {l:.4}")),
             line.total_samples,
             line.window_samples,
             shown,

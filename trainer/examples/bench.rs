@@ -59,6 +59,7 @@ fn write_shards(dir: &std::path::Path, shards: usize, per_shard: usize) -> Resul
                     root_value: 0.0,
                     generation: 0,
                     game_index: 0,
+                    opponent_reply: -1,
                 }
             })
             .collect();

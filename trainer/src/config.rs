@@ -62,6 +62,11 @@ pub struct NetConfig {
     /// relu outputs, weighted, add to every placement logit. 0 = none (the placement logit is
     /// linear in a point's features). Default: 0.
     pub policy_pointwise: usize,
+    /// An auxiliary policy head that predicts the opponent's reply (KataGo), trained with weight
+    /// [`TrainerConfig::opponent_policy_weight`] on the shards' `opponent_reply`. It shapes
+    /// the shared features only: inference, the exported table and the ONNX export leave it
+    /// out. Default: false.
+    pub opponent_policy: bool,
 }
 
 impl Default for NetConfig {
@@ -99,6 +104,7 @@ impl NetConfig {
             line_features: 32,
             line_channels: 32,
             policy_pointwise: 0,
+            opponent_policy: false,
             blocks,
             channels,
             pool_every: 3,
@@ -328,6 +334,10 @@ pub struct TrainerConfig {
     /// Weight of the value cross-entropy relative to the policy cross-entropy. Default: 1.0
     /// (AlphaZero weights them equally).
     pub value_loss_weight: f64,
+    /// Weight of the opponent-policy cross-entropy (the head of [`NetConfig::opponent_policy`],
+    /// over the positions with an opponent's reply) relative to the policy cross-entropy.
+    /// Default: 0.15 (KataGo's).
+    pub opponent_policy_weight: f64,
     /// Gradients are rescaled so that their global L2 norm is at most this; 0 = off. Default: 10.
     pub grad_clip: f64,
     /// Replay window. Default: KataGo's power law, see [`WindowConfig`].
@@ -385,6 +395,7 @@ impl Default for TrainerConfig {
             schedule: LrSchedule::default(),
             l2: 1e-4,
             value_loss_weight: 1.0,
+            opponent_policy_weight: 0.15,
             grad_clip: 10.0,
             window: WindowConfig::default(),
             samples_per_new_sample: 4.0,
@@ -412,6 +423,7 @@ impl TrainerConfig {
         ensure!(self.batch_size >= 1, "batch_size must be >= 1");
         ensure!(self.schedule.lr > 0.0, "schedule.lr must be > 0");
         ensure!(self.l2 >= 0.0 && self.grad_clip >= 0.0, "l2 and grad_clip must be >= 0");
+        ensure!(self.opponent_policy_weight >= 0.0, "opponent_policy_weight must be >= 0");
         ensure!(self.keep_checkpoints >= 1, "keep_checkpoints must be >= 1");
         ensure!(self.samples_per_new_sample > 0.0, "samples_per_new_sample must be > 0");
         renju_selfplay::encode::input_shape(self.encoder_version).context("encoder_version")?;

@@ -9,7 +9,8 @@
 //! protocol actions `S*S..A` and the globals are unaffected).
 //!
 //! Positions whose policy target sums to zero (no full search, DESIGN.md: "full-search
-//! positions only") get policy weight 0: they train the value head only.
+//! positions only") get policy weight 0: they train the value head only. Positions without an
+//! opponent's reply (`opponent_reply` -1) get opponent-policy weight 0.
 
 use crate::config::WindowConfig;
 use crate::net::NetShape;
@@ -37,6 +38,8 @@ pub struct ShardData {
     pub policy: Vec<f32>,
     /// `[N, 3]` one-hot W/D/L.
     pub value: Vec<f32>,
+    /// `[N]` the opponent's next action index, -1 when there is none.
+    pub opponent_reply: Vec<i64>,
 }
 
 impl ShardData {
@@ -71,12 +74,14 @@ impl ShardData {
             globals: flat(shard.globals),
             policy: flat(shard.policy),
             value: flat(shard.value),
+            opponent_reply: shard.opponent_reply.to_vec(),
         };
         ensure!(
             data.planes.len() == len * shape.planes * shape.points()
                 && data.globals.len() == len * shape.globals
                 && data.policy.len() == len * shape.actions
-                && data.value.len() == len * 3,
+                && data.value.len() == len * 3
+                && data.opponent_reply.len() == len,
             "shard {}: array sizes do not match the network shape {:?}",
             path.display(),
             shape
@@ -323,7 +328,8 @@ impl SymmetryTable {
 }
 
 /// One training batch (CPU tensors, f32): `planes [B, C, S, S]`, `globals [B, G]`,
-/// `policy [B, A]`, `value [B, 3]`, `policy_weight [B]`.
+/// `policy [B, A]`, `value [B, 3]`, `policy_weight [B]`, `opponent_policy [B, A]`,
+/// `opponent_weight [B]`.
 pub struct Batch {
     /// See the struct docs.
     pub planes: Tensor,
@@ -335,6 +341,11 @@ pub struct Batch {
     pub value: Tensor,
     /// 1 for positions with a policy target, 0 otherwise.
     pub policy_weight: Tensor,
+    /// One-hot on the opponent's reply (the same symmetry as the policy), all zeros where
+    /// there is none.
+    pub opponent_policy: Tensor,
+    /// 1 for positions with an opponent's reply, 0 otherwise.
+    pub opponent_weight: Tensor,
 }
 
 /// The random stream of training step `step`: ChaCha8 seeded with `seed`, stream `step`, so
@@ -393,6 +404,9 @@ pub fn sample_batch(
     let mut policy = vec![0f32; batch * a];
     let mut value = vec![0f32; batch * 3];
     let mut weight = vec![0f32; batch];
+    let mut opponent = vec![0f32; batch * a];
+    let mut opponent_weight = vec![0f32; batch];
+    let mut one_hot = vec![0f32; a];
     for b in 0..batch {
         let u = rng.gen_range(0..window.len());
         let k = if augment { rng.gen_range(0..8usize) } else { 0 };
@@ -403,6 +417,12 @@ pub fn sample_batch(
         sym.policy(k, pol, &mut policy[b * a..(b + 1) * a]);
         value[b * 3..b * 3 + 3].copy_from_slice(&shard.value[row * 3..row * 3 + 3]);
         weight[b] = if pol.iter().sum::<f32>() > 0.5 { 1.0 } else { 0.0 };
+        if let Ok(reply) = usize::try_from(shard.opponent_reply[row]) {
+            one_hot.fill(0.0);
+            one_hot[reply] = 1.0;
+            sym.policy(k, &one_hot, &mut opponent[b * a..(b + 1) * a]);
+            opponent_weight[b] = 1.0;
+        }
     }
     let (cv, _) = renju_selfplay::encode::input_shape(enc.version)?;
     let mut stones_only = vec![false; batch];
@@ -435,6 +455,8 @@ pub fn sample_batch(
         policy: Tensor::from_slice(&policy).view([bi, a as i64]),
         value: Tensor::from_slice(&value).view([bi, 3]),
         policy_weight: Tensor::from_slice(&weight),
+        opponent_policy: Tensor::from_slice(&opponent).view([bi, a as i64]),
+        opponent_weight: Tensor::from_slice(&opponent_weight),
     })
 }
 

@@ -10,7 +10,10 @@
 //! `policy_loss = sum_b w_b * CE(pi_b, softmax(policy_logits_b)) / B` (w_b = 0 for positions
 //! without a policy target), `value_loss = mean_b CE(z_b, softmax(value_logits_b))`,
 //! `l2 = c * sum(w^2)` over convolution/linear weights, total
-//! `policy_loss + value_loss_weight * value_loss + l2`.
+//! `policy_loss + value_loss_weight * value_loss + l2`. With the opponent-policy head
+//! (`NetConfig::opponent_policy`, KataGo) the total adds `opponent_policy_weight *
+//! opponent_loss`, `opponent_loss = sum_b u_b * CE(onehot(reply_b), softmax(opponent_logits_b))
+//! / B` (u_b = 0 for positions without an opponent's reply).
 //!
 //! Determinism: all training randomness comes from the initial seed (weights, via
 //! `tch::manual_seed`) and from [`crate::replay::step_rng`]`(seed, step)` (sampling and
@@ -65,6 +68,9 @@ pub struct TrainMetrics {
     pub policy_loss: f64,
     /// Mean value cross-entropy (nats).
     pub value_loss: f64,
+    /// Mean opponent-policy cross-entropy (nats, positions without a reply counting 0); 0
+    /// without the head.
+    pub opponent_policy_loss: f64,
     /// Mean L2 term.
     pub l2_loss: f64,
     /// Learning rate of the last step.
@@ -332,6 +338,7 @@ impl Trainer {
             loss: mean(0),
             policy_loss: mean(1),
             value_loss: mean(2),
+            opponent_policy_loss: mean(7),
             l2_loss: mean(3),
             lr,
             grad_norm: mean(4),
@@ -354,10 +361,14 @@ impl Trainer {
     fn log_metrics(&mut self, m: &TrainMetrics) {
         let s = self.step;
         let w = self.window.status();
+        let opponent_head = self.config.net.opponent_policy;
         let sink = &mut self.metrics;
         sink.scalar("loss/total", s, m.loss);
         sink.scalar("loss/policy", s, m.policy_loss);
         sink.scalar("loss/value", s, m.value_loss);
+        if opponent_head {
+            sink.scalar("loss/opponent_policy", s, m.opponent_policy_loss);
+        }
         sink.scalar("loss/l2", s, m.l2_loss);
         sink.scalar("train/lr", s, m.lr);
         sink.scalar("train/samples_per_sec", s, m.samples_per_sec);
@@ -370,7 +381,7 @@ impl Trainer {
     }
 
     /// One optimisation step; returns the statistics `[loss, policy, value, l2, grad_norm,
-    /// entropy, value_accuracy]` as a device tensor (no host synchronisation).
+    /// entropy, value_accuracy, opponent_policy]` as a device tensor (no host synchronisation).
     fn train_one(&mut self, b: &crate::replay::Batch, lr: f64) -> Tensor {
         let d = self.device;
         let planes = b.planes.to_device(d);
@@ -379,10 +390,17 @@ impl Trainer {
         let target_v = b.value.to_device(d);
         let weight = b.policy_weight.to_device(d);
         let bsz = self.config.batch_size as f64;
-        let (p, v) = self.net.forward(&planes, &globals, true);
-        let logp = p.log_softmax(-1, Kind::Float);
-        let ce_p = -(&target_p * &logp).sum_dim_intlist(1, false, Kind::Float);
-        let policy_loss = (ce_p * &weight).sum(Kind::Float) / bsz;
+        let (p, v, opp) = self.net.forward_with_opponent(&planes, &globals, true);
+        let weighted_ce = |logits: &Tensor, target: &Tensor, weight: &Tensor| -> (Tensor, Tensor) {
+            let logp = logits.log_softmax(-1, Kind::Float);
+            let ce = -(target * &logp).sum_dim_intlist(1, false, Kind::Float);
+            ((ce * weight).sum(Kind::Float) / bsz, logp)
+        };
+        let (policy_loss, logp) = weighted_ce(&p, &target_p, &weight);
+        let opponent_loss = match &opp {
+            Some(o) => weighted_ce(o, &b.opponent_policy.to_device(d), &b.opponent_weight.to_device(d)).0,
+            None => Tensor::zeros([], (Kind::Float, d)),
+        };
         let logv = v.log_softmax(-1, Kind::Float);
         let value_loss = -(&target_v * &logv).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
         let l2 = if self.config.l2 > 0.0 {
@@ -391,7 +409,10 @@ impl Trainer {
         } else {
             Tensor::zeros([], (Kind::Float, d))
         };
-        let loss = &policy_loss + &value_loss * self.config.value_loss_weight + &l2;
+        let loss = &policy_loss
+            + &value_loss * self.config.value_loss_weight
+            + &opponent_loss * self.config.opponent_policy_weight
+            + &l2;
         self.opt.zero_grad();
         loss.backward();
         let grad_norm = self.opt.clip_grad_norm(self.config.grad_clip);
@@ -400,7 +421,16 @@ impl Trainer {
             let entropy = -(logp.exp() * &logp).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
             let acc = v.argmax(1, false).eq_tensor(&target_v.argmax(1, false)).to_kind(Kind::Float).mean(Kind::Float);
             Tensor::stack(
-                &[loss.detach(), policy_loss.detach(), value_loss.detach(), l2.detach(), grad_norm, entropy, acc],
+                &[
+                    loss.detach(),
+                    policy_loss.detach(),
+                    value_loss.detach(),
+                    l2.detach(),
+                    grad_norm,
+                    entropy,
+                    acc,
+                    opponent_loss.detach(),
+                ],
                 0,
             )
         })

@@ -7,7 +7,7 @@ use common::{tiny_config, write_real_shard, write_shard, SIZE};
 use renju_selfplay::action::action_space_size;
 use renju_selfplay::encode::{NUM_GLOBALS, NUM_PLANES};
 use renju_selfplay::eval::Evaluator;
-use renju_trainer::config::{LrSchedule, OptimizerConfig};
+use renju_trainer::config::{LrSchedule, NetConfig, OptimizerConfig, TrainerConfig};
 use renju_trainer::metrics::{read_scalars, MetricsSink, TensorBoardSink};
 use renju_trainer::model::{load_model, ModelConfig, ModelEvaluator};
 use renju_trainer::replay::SymmetryTable;
@@ -448,6 +448,95 @@ fn version_3_batches_carry_the_vcf_planes_and_drop_them_out() {
     let half: Vec<f32> = Vec::try_from(&half.planes.flatten(0, -1)).unwrap();
     let kept = vcf_count(&half);
     assert!(kept > 0 && kept < with, "dropout 0.5 kept {kept} of {with} marked points");
+}
+
+#[test]
+fn opponent_replies_take_the_policy_targets_symmetry() {
+    use renju_trainer::replay::{sample_batch, step_rng, BatchEncoding, ReplayWindow};
+    use renju_trainer::NetShape;
+    let run = tempfile::tempdir().unwrap();
+    let rd = RunDir::new(run.path());
+    write_shard(&rd.selfplay(), 0..60);
+    let shape = NetShape::current(SIZE);
+    let mut w = ReplayWindow::new(&rd.selfplay(), shape, renju_rules::Rule::Renju, Default::default());
+    w.refresh().unwrap();
+    let sym = SymmetryTable::new(SIZE);
+    let (b, p, a) = (200usize, SIZE * SIZE, action_space_size(SIZE));
+    let batch = sample_batch(&w.snapshot(), shape, &sym, b, true, BatchEncoding::CURRENT, &mut step_rng(5, 2)).unwrap();
+    let rows = |t: &tch::Tensor| Vec::<f32>::try_from(&t.flatten(0, -1)).unwrap();
+    let (policy, reply, weight) = (rows(&batch.policy), rows(&batch.opponent_policy), rows(&batch.opponent_weight));
+    let swap = renju_selfplay::action::action_index(renju_rules::Action::Swap, SIZE);
+    let (mut same, mut swaps, mut none) = (0, 0, 0);
+    for i in 0..b {
+        let (pol, rep) = (&policy[i * a..(i + 1) * a], &reply[i * a..(i + 1) * a]);
+        match weight[i] {
+            0.0 => {
+                assert!(rep.iter().all(|&x| x == 0.0), "sample {i}: no reply, yet a target");
+                none += 1;
+            }
+            1.0 => {
+                assert_eq!(rep.iter().sum::<f32>(), 1.0, "sample {i}: a one-hot reply");
+                if rep[swap] == 1.0 {
+                    swaps += 1;
+                } else {
+                    // The reply is the policy's point: both moved by the sample's symmetry.
+                    assert_eq!(&rep[..p], &pol[..p], "sample {i}: reply and policy target apart");
+                    same += 1;
+                }
+            }
+            w => panic!("sample {i}: weight {w}"),
+        }
+    }
+    assert!(same > 40 && swaps > 40 && none > 40, "{same} on the point, {swaps} swaps, {none} without");
+}
+
+#[test]
+fn the_opponent_policy_head_learns_and_stays_out_of_the_published_model() {
+    let run = tempfile::tempdir().unwrap();
+    let rd = RunDir::new(run.path());
+    write_shard(&rd.selfplay(), 0..32);
+    let mut cfg = tiny_config();
+    cfg.batch_size = 32;
+    cfg.augment_symmetry = false;
+    cfg.l2 = 0.0;
+    cfg.net.opponent_policy = true;
+    cfg.opponent_policy_weight = 1.0;
+    cfg.optimizer = OptimizerConfig::Adamw { beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.0 };
+    cfg.schedule = LrSchedule { lr: 0.01, warmup_steps: 10, milestones: vec![] };
+    let mut t = Trainer::open_or_resume(&rd, cfg).unwrap();
+    t.refresh_window().unwrap();
+    let first = t.train_steps(1).unwrap();
+    // Untrained: about ln(A) = ln(239) = 5.5 nats on the 2/3 of positions with a reply.
+    assert!(first.opponent_policy_loss > 2.5, "initial opponent-policy loss {}", first.opponent_policy_loss);
+    let m = t.train_steps(299).unwrap();
+    assert!(m.opponent_policy_loss < 0.3, "opponent-policy loss after training {}", m.opponent_policy_loss);
+    let total = m.policy_loss + m.value_loss + m.opponent_policy_loss;
+    assert!((m.loss - total).abs() < 0.05 * total.max(0.1), "the loss {} is not the sum {total}", m.loss);
+    // The published model has the usual outputs and plays without the head, in both families
+    // (the line-pattern net's table leaves the head out).
+    assert_eq!(t.publish().unwrap(), 1);
+    let lines = tempfile::tempdir().unwrap();
+    write_shard(&RunDir::new(lines.path()).selfplay(), 0..32);
+    let line_cfg = TrainerConfig {
+        net: NetConfig { opponent_policy: true, ..NetConfig::preset("linepattern-tiny").unwrap() },
+        ..tiny_config()
+    };
+    let mut lt = Trainer::open_or_resume(&RunDir::new(lines.path()), line_cfg).unwrap();
+    lt.refresh_window().unwrap();
+    assert!(lt.train_steps(2).unwrap().opponent_policy_loss > 0.0);
+    assert_eq!(lt.publish().unwrap(), 1);
+    let (planes, globals) = (vec![0f32; NUM_PLANES * SIZE * SIZE], vec![0f32; NUM_GLOBALS]);
+    for models in [rd.models(), RunDir::new(lines.path()).models()] {
+        let mut ev = ModelEvaluator::load(&models, tch::Device::Cpu).unwrap();
+        let out = ev.evaluate(&planes, &globals, 1).unwrap();
+        assert_eq!((out.policy_logits.len(), out.wdl.len()), (action_space_size(SIZE), 3), "{}", models.display());
+    }
+    // A run without the head reports no opponent-policy loss.
+    let plain = tempfile::tempdir().unwrap();
+    write_shard(&RunDir::new(plain.path()).selfplay(), 0..32);
+    let mut t = Trainer::open_or_resume(&RunDir::new(plain.path()), tiny_config()).unwrap();
+    t.refresh_window().unwrap();
+    assert_eq!(t.train_steps(2).unwrap().opponent_policy_loss, 0.0);
 }
 
 #[test]

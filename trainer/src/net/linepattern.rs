@@ -79,6 +79,10 @@ pub struct LineNet {
     value1: nn::Linear,
     value2: nn::Linear,
     pointwise: Option<Pointwise>,
+    /// [`NetConfig::opponent_policy`]: the opponent-policy head, `linear(F -> 1)` per point and
+    /// `linear(2F -> R)` of the pooled vector, on the policy's features. Not in the table: it
+    /// only shapes training.
+    opponent: Option<(nn::Linear, nn::Linear)>,
 }
 
 /// The dynamic pointwise policy stage's variables (`K` outputs).
@@ -147,6 +151,12 @@ impl LineNet {
                     out: vs.zeros("pw_out", &[k as i64]),
                 }
             }),
+            opponent: cfg.opponent_policy.then(|| {
+                (
+                    linear(vs / "opponent_policy", f, 1),
+                    linear(vs / "opponent_protocol", 2 * f, shape.actions - shape.points()),
+                )
+            }),
         })
     }
 
@@ -194,6 +204,19 @@ impl LineNet {
     /// logits [n, 3])`. Identical in training and inference; `path` only chooses how the line
     /// features are computed (the same function up to float rounding, see [`LinePath`]).
     pub fn forward(&self, planes: &Tensor, globals: &Tensor, path: LinePath) -> (Tensor, Tensor) {
+        let (policy, value, _) = self.forward_heads(planes, globals, path, false);
+        (policy, value)
+    }
+
+    /// [`Self::forward`] and, with `opponent` and the head built ([`NetConfig::opponent_policy`]),
+    /// the opponent-policy logits `[n, A]`.
+    pub fn forward_heads(
+        &self,
+        planes: &Tensor,
+        globals: &Tensor,
+        path: LinePath,
+        opponent: bool,
+    ) -> (Tensor, Tensor, Option<Tensor>) {
         let pl = |i: usize| planes.narrow(1, i as i64, 1);
         let (own, opp, black) = match self.view {
             StoneView::Absolute { black, white, decider_is_black } => {
@@ -246,7 +269,14 @@ impl LineNet {
         };
         let policy = Tensor::cat(&[place, self.protocol.forward(&pooled)], 1);
         let value = self.value2.forward(&self.value1.forward(&pooled).relu());
-        (policy, value)
+        let opponent_policy = match &self.opponent {
+            Some((place, protocol)) if opponent => Some(Tensor::cat(
+                &[place.forward(&o.permute([0, 2, 3, 1])).flatten(1, -1), protocol.forward(&pooled)],
+                1,
+            )),
+            _ => None,
+        };
+        (policy, value, opponent_policy)
     }
 
     /// The table rows `[m, F]` (on `device`, of `kind`) of canonical patterns `ids` for decider

@@ -66,6 +66,22 @@ impl Net {
         }
     }
 
+    /// [`Self::forward`] and, when the network has the opponent-policy head
+    /// ([`NetConfig::opponent_policy`]), its logits `[n, A]`: the training forward pass.
+    pub fn forward_with_opponent(
+        &self,
+        planes: &Tensor,
+        globals: &Tensor,
+        train: bool,
+    ) -> (Tensor, Tensor, Option<Tensor>) {
+        match self {
+            Net::Res(n) => n.forward_heads(planes, globals, train, true),
+            Net::Line(n) => {
+                n.forward_heads(planes, globals, if train { LinePath::Patterns } else { LinePath::Board }, true)
+            }
+        }
+    }
+
     /// Inference output in the exported layout: `[n, A + 3]` = policy logits then value logits
     /// (win, draw, loss).
     pub fn forward_export(&self, planes: &Tensor, globals: &Tensor) -> Tensor {

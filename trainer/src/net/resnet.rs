@@ -107,6 +107,9 @@ pub struct ResNet {
     v_bn: nn::BatchNorm,
     v_fc1: nn::Linear,
     v_fc2: nn::Linear,
+    /// [`NetConfig::opponent_policy`]: the opponent-policy head's output convolution and
+    /// protocol layer, on the policy head's features.
+    opponent: Option<(nn::Conv2D, nn::Linear)>,
 }
 
 impl ResNet {
@@ -141,6 +144,13 @@ impl ResNet {
             v_bn: bn(vs / "value_bn", hv),
             v_fc1: lin(vs / "value_fc1", 2 * hv, cfg.value_hidden),
             v_fc2: lin(vs / "value_fc2", cfg.value_hidden, 3),
+            opponent: cfg.opponent_policy.then(|| {
+                let cfg = nn::ConvConfig { bias: true, ..Default::default() };
+                (
+                    nn::conv2d(vs / "opponent_out", hp as i64, 1, 1, cfg),
+                    lin(vs / "opponent_protocol", 2 * hp, shape.actions - shape.points()),
+                )
+            }),
         })
     }
 
@@ -153,6 +163,19 @@ impl ResNet {
     /// and of its kind). Returns `(policy_logits [n, A], value_logits [n, 3])`; `train` selects
     /// batch statistics (training) or the running averages (inference) in batch norm.
     pub fn forward(&self, planes: &Tensor, globals: &Tensor, train: bool) -> (Tensor, Tensor) {
+        let (policy, value, _) = self.forward_heads(planes, globals, train, false);
+        (policy, value)
+    }
+
+    /// [`Self::forward`] and, with `opponent` and the head built ([`NetConfig::opponent_policy`]),
+    /// the opponent-policy logits `[n, A]`.
+    pub fn forward_heads(
+        &self,
+        planes: &Tensor,
+        globals: &Tensor,
+        train: bool,
+        opponent: bool,
+    ) -> (Tensor, Tensor, Option<Tensor>) {
         let g = globals.apply(&self.stem_globals).unsqueeze(-1).unsqueeze(-1);
         let mut x = planes.apply(&self.stem_conv) + g;
         for b in &self.blocks {
@@ -164,12 +187,17 @@ impl ResNet {
         let g = self.p_gbn.forward_t(&x.apply(&self.p_gconv), train).relu();
         let gp = pool(&g);
         let p = p + gp.apply(&self.p_glin).unsqueeze(-1).unsqueeze(-1);
-        let p = self.p_bn.forward_t(&p, train).relu().apply(&self.p_out).flatten(1, -1);
-        let protocol = gp.apply(&self.p_protocol);
-        let policy = Tensor::cat(&[p, protocol], 1);
+        let hidden = self.p_bn.forward_t(&p, train).relu();
+        let policy = Tensor::cat(&[hidden.apply(&self.p_out).flatten(1, -1), gp.apply(&self.p_protocol)], 1);
+        let opponent_policy = match &self.opponent {
+            Some((out, protocol)) if opponent => {
+                Some(Tensor::cat(&[hidden.apply(out).flatten(1, -1), gp.apply(protocol)], 1))
+            }
+            _ => None,
+        };
 
         let v = self.v_bn.forward_t(&x.apply(&self.v_conv), train).relu();
         let value = pool(&v).apply(&self.v_fc1).relu().apply(&self.v_fc2);
-        (policy, value)
+        (policy, value, opponent_policy)
     }
 }

@@ -12,7 +12,8 @@ pub const SIZE: usize = 15;
 
 /// Position `k` of a synthetic data set: a few "stones" in planes 0/1, a one in plane 4 (the
 /// "last stone") at point `t(k)`; the policy target is one-hot on `t(k)`; the value target is
-/// win when global 0 is 1, loss otherwise.
+/// win when global 0 is 1, loss otherwise; the opponent's reply is `t(k)` too when `k % 3 ==
+/// 1`, the swap when `k % 3 == 2`, none when `k % 3 == 0`.
 pub fn position(k: usize) -> PositionRecord {
     let p = SIZE * SIZE;
     let target = (k * 37 + 11) % p;
@@ -28,7 +29,12 @@ pub fn position(k: usize) -> PositionRecord {
     let mut policy = vec![0f32; action_space_size(SIZE)];
     policy[target] = 1.0;
     let value = if k % 2 == 1 { [1.0, 0.0, 0.0] } else { [0.0, 0.0, 1.0] };
-    PositionRecord { planes, globals, policy, value, root_value: 0.0, generation: 0, game_index: 0 }
+    let opponent_reply = match k % 3 {
+        0 => -1,
+        1 => target as i64,
+        _ => renju_selfplay::action::action_index(renju_rules::Action::Swap, SIZE) as i64,
+    };
+    PositionRecord { planes, globals, policy, value, root_value: 0.0, generation: 0, game_index: 0, opponent_reply }
 }
 
 /// Writes one renju shard of positions `range` into `dir`; returns its path.
@@ -62,6 +68,7 @@ pub fn write_real_shard(dir: &Path, n: usize, seed: u64) -> std::path::PathBuf {
                 root_value: 0.0,
                 generation: 0,
                 game_index: 0,
+                opponent_reply: -1,
             }
         })
         .collect();
