@@ -81,6 +81,54 @@ fn every_protocol_plays_complete_games() {
 }
 
 #[test]
+fn every_position_records_the_opponents_reply_to_it() {
+    use renju_selfplay::action::action_index;
+    let dir = tempfile::tempdir().unwrap();
+    // Every decision recorded and no resignation: a game's positions are its decisions, in order.
+    let cfg = SelfplayConfig {
+        size: 11,
+        protocol: Protocol::Rif,
+        playouts: 8,
+        fast_playouts: 3,
+        full_search_fraction: 0.5,
+        record_fast_positions: true,
+        resign_threshold: None,
+        games_per_thread: 3,
+        ..SelfplayConfig::default()
+    };
+    let server = InferenceServer::spawn(Box::new(UniformEvaluator::new(11)), 0, ServerConfig::default());
+    let mut sink = ShardSink::new(dir.path(), &cfg, "r", 10);
+    let stop = AtomicBool::new(false);
+    run_selfplay(&cfg, &server.handle(), Some(3), &stop, &mut sink, &mut |_| {}).unwrap();
+    server.join();
+    let shard = read_shard(&sink.written[0]).unwrap();
+    let (mut own_again, mut protocol_replies) = (0, 0);
+    for (g, game) in shard.meta.games.iter().enumerate() {
+        let replies: Vec<i64> =
+            (0..shard.len()).filter(|&i| shard.game_index[i] == g as i64).map(|i| shard.opponent_reply[i]).collect();
+        assert_eq!(replies.len(), game.decisions.len(), "game {g}: one position per decision");
+        for (i, &reply) in replies.iter().enumerate() {
+            let (me, _) = game.decisions[i];
+            let want = match game.decisions.get(i + 1) {
+                Some(&(them, action)) if them != me => action_index(action, 11) as i64,
+                Some(_) => {
+                    own_again += 1;
+                    -1
+                }
+                None => -1,
+            };
+            assert_eq!(reply, want, "game {g}, decision {i}");
+            protocol_replies += usize::from(reply >= 121);
+        }
+    }
+    // RIF: the first player places three stones in a row, and the swap is a protocol reply.
+    assert!(
+        own_again >= 6 && protocol_replies >= 3,
+        "{own_again} repeated deciders, {protocol_replies} protocol replies"
+    );
+}
+
+#[test]
 fn fast_search_positions_can_be_recorded_as_value_only_samples() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = SelfplayConfig {
