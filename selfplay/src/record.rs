@@ -10,6 +10,7 @@
 //! | `generation` | i64 | [N] | model generation that evaluated the position's search |
 //! | `game_index` | i64 | [N] | index into `meta.games` |
 //! | `opponent_reply` | i64 | [N] | action index of the opponent's next decision, -1 when there is none (optional: absent in older shards, read as all -1) |
+//! | `short_value` | f32 | [N] | short-horizon value (win - loss) in -1..=1, deciding player's view: the TD(λ) return over the following root values and the result (optional: absent in older shards, read as the game result `value[0] - value[2]`) |
 //! | `meta` | u8 | [bytes] | UTF-8 JSON [`ShardMeta`] |
 //!
 //! [`ShardWriter::write`] writes `<dir>/<name>.npz.tmp`, fsyncs it and renames it to `<dir>/<name>.npz`;
@@ -138,6 +139,10 @@ pub struct PositionRecord {
     /// the game ended here or the decider decided again (an opening protocol's consecutive
     /// decisions). The auxiliary opponent-policy target (KataGo).
     pub opponent_reply: i64,
+    /// Short-horizon value (win - loss) in -1..=1 for the deciding player: the TD(λ) return over
+    /// the root values of the decisions from this one on, ending in the game's result
+    /// (`selfplay.short_value_horizon`).
+    pub short_value: f32,
 }
 
 /// A whole shard in memory (as read back by [`read_shard`]).
@@ -153,6 +158,8 @@ pub struct Shard {
     pub game_index: Array1<i64>,
     /// `-1` or an action index `< A` (see [`PositionRecord::opponent_reply`]).
     pub opponent_reply: Array1<i64>,
+    /// In -1..=1 (see [`PositionRecord::short_value`]).
+    pub short_value: Array1<f32>,
 }
 
 impl Shard {
@@ -265,11 +272,12 @@ impl ShardWriter {
     }
     /// Add a finished game and its recorded positions (their `game_index` is overwritten).
     ///
-    /// Errors when a position's arrays have the wrong lengths for the shard's board size.
+    /// Errors, leaving the writer unchanged, when a position's arrays have the wrong lengths for
+    /// the shard's board size or a target is out of range.
     pub fn push_game(&mut self, game: GameMeta, positions: Vec<PositionRecord>) -> Result<()> {
         let s = self.meta.size;
         let gi = self.meta.games.len() as i64;
-        for (k, mut p) in positions.into_iter().enumerate() {
+        for (k, p) in positions.iter().enumerate() {
             ensure!(
                 p.planes.len() == NUM_PLANES * s * s,
                 "position {k}: planes has {} bytes, expected {}",
@@ -293,6 +301,14 @@ impl ShardWriter {
                 p.opponent_reply,
                 action_space_size(s)
             );
+            ensure!(
+                (-1.0..=1.0).contains(&p.short_value),
+                "position {k}: short_value {} is outside -1..=1",
+                p.short_value
+            );
+        }
+        // Only a game whose every position is valid goes in: a refused game leaves the writer as it was.
+        for mut p in positions {
             p.game_index = gi;
             self.positions.push(p);
         }
@@ -341,6 +357,7 @@ impl ShardWriter {
         let generation: Array1<i64> = self.positions.iter().map(|p| p.generation).collect();
         let game_index: Array1<i64> = self.positions.iter().map(|p| p.game_index).collect();
         let opponent_reply: Array1<i64> = self.positions.iter().map(|p| p.opponent_reply).collect();
+        let short_value: Array1<f32> = self.positions.iter().map(|p| p.short_value).collect();
         let meta: Array1<u8> = Array1::from_vec(serde_json::to_vec(&self.meta)?);
         let file = std::fs::File::create(path)?;
         let mut npz = NpzWriter::new_compressed(std::io::BufWriter::new(file));
@@ -352,6 +369,7 @@ impl ShardWriter {
         npz.add_array("generation", &generation)?;
         npz.add_array("game_index", &game_index)?;
         npz.add_array("opponent_reply", &opponent_reply)?;
+        npz.add_array("short_value", &short_value)?;
         npz.add_array("meta", &meta)?;
         let w = npz.finish()?;
         w.into_inner().map_err(|e| e.into_error())?;
@@ -425,8 +443,9 @@ fn read_shard_inner(npz: &mut ShardArchive) -> Result<Shard> {
     if let Some(bad) = game_index.iter().find(|&&g| g < 0 || g as usize >= meta.games.len()) {
         bail!("array `game_index` holds {bad}, outside 0..{} games", meta.games.len());
     }
-    let has_replies = npz.names().context("listing the archive's arrays")?.iter().any(|name| name == "opponent_reply");
-    let opponent_reply: Array1<i64> = if has_replies {
+    let names = npz.names().context("listing the archive's arrays")?;
+    let has = |array: &str| names.iter().any(|name| name == array);
+    let opponent_reply: Array1<i64> = if has("opponent_reply") {
         let r: Array1<i64> = npz.by_name("opponent_reply").context("array `opponent_reply` (i64 [N]) is malformed")?;
         ensure!(r.len() == n, "array `opponent_reply` has {} entries, expected {n}", r.len());
         if let Some(bad) = r.iter().find(|&&x| x < -1 || x >= a as i64) {
@@ -436,7 +455,17 @@ fn read_shard_inner(npz: &mut ShardArchive) -> Result<Shard> {
     } else {
         Array1::from_elem(n, -1)
     };
-    Ok(Shard { meta, planes, globals, policy, value, root_value, generation, game_index, opponent_reply })
+    let short_value: Array1<f32> = if has("short_value") {
+        let v: Array1<f32> = npz.by_name("short_value").context("array `short_value` (f32 [N]) is malformed")?;
+        ensure!(v.len() == n, "array `short_value` has {} entries, expected {n}", v.len());
+        if let Some(bad) = v.iter().find(|x| !(-1.0..=1.0).contains(*x)) {
+            bail!("array `short_value` holds {bad}, outside -1..=1");
+        }
+        v
+    } else {
+        value.rows().into_iter().map(|r| r[0] - r[2]).collect()
+    };
+    Ok(Shard { meta, planes, globals, policy, value, root_value, generation, game_index, opponent_reply, short_value })
 }
 
 /// Only the metadata of a shard (the `meta` array; the position arrays are not read or checked),

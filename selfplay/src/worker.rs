@@ -61,6 +61,11 @@ pub struct SelfplayConfig {
     /// the opponent's VCF whatever it plays) gets that proven result as its value target instead
     /// of the game's result; the solver's node budget per question, 0 = off. Default 0.
     pub proven_value_nodes: u64,
+    /// Horizon `h` in decisions of each recorded position's short-horizon value
+    /// (`PositionRecord::short_value`): the TD(λ) return over the root values of the decisions
+    /// that follow, `λ = 1 - 1/h`, ending in the game's result. The trainer blends it into the
+    /// value target with `training.short_value_weight`. Default 6.
+    pub short_value_horizon: f32,
     /// Search parameters.
     pub search: SearchConfig,
     /// Seed of the workers' random generators (each thread derives its own). Default 0.
@@ -88,6 +93,7 @@ impl Default for SelfplayConfig {
             resign_consecutive: 3,
             resign_disabled_fraction: 0.1,
             proven_value_nodes: 0,
+            short_value_horizon: 6.0,
             search: SearchConfig::default(),
             seed: 0,
         }
@@ -111,6 +117,11 @@ impl SelfplayConfig {
         anyhow::ensure!(
             (0.0..=1.0).contains(&self.resign_disabled_fraction),
             "resign_disabled_fraction is outside 0..=1"
+        );
+        anyhow::ensure!(
+            self.short_value_horizon >= 1.0 && self.short_value_horizon.is_finite(),
+            "short_value_horizon {} must be a number of decisions, at least 1",
+            self.short_value_horizon
         );
         Game::new(self.size, self.rule, self.protocol.clone(), self.stone_cap)
             .map_err(|e| anyhow!("invalid game settings: {e}"))?;
@@ -200,6 +211,9 @@ struct Slot {
     /// Recorded positions: the decider, the proven result if any (`Some(true)`: the decider
     /// wins), the index of the decision in the game's history, the record.
     positions: Vec<(Player, Option<bool>, usize, PositionRecord)>,
+    /// Every decision's decider and root value (win - loss, the decider's view), in order; a
+    /// resigning decision's included.
+    root_values: Vec<(Player, f32)>,
     resign_disabled: bool,
     below: [u32; 2],
     would_resign: Option<Player>,
@@ -316,6 +330,7 @@ impl Slot {
             full: false,
             target: 0,
             positions: Vec::new(),
+            root_values: Vec::new(),
             resign_disabled: rng.gen_bool(cfg.resign_disabled_fraction),
             below: [0, 0],
             would_resign: None,
@@ -463,6 +478,7 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
     let children = s.mcts.target_visits();
     anyhow::ensure!(!children.is_empty(), "search root has no children at decision {}", s.game.history().len());
     let root_value = s.mcts.root_value();
+    s.root_values.push((decider, root_value));
     if s.full || cfg.record_fast_positions {
         let mut planes = vec![0.0f32; pl];
         let mut globals = vec![0.0f32; NUM_GLOBALS];
@@ -487,6 +503,7 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
                 generation: s.gen_last,
                 game_index: 0,
                 opponent_reply: -1,
+                short_value: 0.0,
             },
         ));
     }
@@ -535,11 +552,13 @@ fn play_move(cfg: &SelfplayConfig, s: &mut Slot, rng: &mut ChaCha8Rng, pl: usize
     };
     let (mut proven_positions, mut proven_overruled) = (0u32, 0u32);
     let history = s.game.history();
+    let short = short_values(&std::mem::take(&mut s.root_values), result.winner, cfg.short_value_horizon);
     let positions = std::mem::take(&mut s.positions)
         .into_iter()
         .map(|(p, proven, decision, mut r)| {
             r.value = value_target(result.winner, p, proven);
             r.opponent_reply = opponent_reply(history, decision, cfg.size);
+            r.short_value = short[decision];
             if proven.is_some() {
                 proven_positions += 1;
                 proven_overruled += u32::from(r.value != value_target(result.winner, p, None));
@@ -584,6 +603,24 @@ fn opponent_reply(history: &[(Player, Action)], decision: usize, size: usize) ->
         (Some(&(me, _)), Some(&(them, reply))) if them != me => crate::action::action_index(reply, size) as i64,
         _ => -1,
     }
+}
+
+/// The short-horizon value of the position before each decision `d` of a game, from its
+/// decider's view: the TD(λ) return `G_d = (1 - λ) v_d + λ G_{d+1}` over the decisions' root
+/// values `v` (each turned to `d`'s decider's view), `G_n` the game's result (`winner`; a draw
+/// 0), `λ = 1 - 1/horizon`. Horizon 1 gives the root value itself; a large horizon tends to the
+/// result.
+fn short_values(root_values: &[(Player, f32)], winner: Option<Player>, horizon: f32) -> Vec<f32> {
+    let lambda = 1.0 - 1.0 / horizon;
+    // Backwards from the result, in the first player's view.
+    let view = |p: Player| if p == Player::First { 1.0 } else { -1.0 };
+    let mut g = winner.map_or(0.0, view);
+    let mut out = vec![0.0; root_values.len()];
+    for (d, &(p, v)) in root_values.iter().enumerate().rev() {
+        g = (1.0 - lambda) * view(p) * v.clamp(-1.0, 1.0) + lambda * g;
+        out[d] = view(p) * g;
+    }
+    out
 }
 
 /// The result of a stone decision the VCF solver proves within `nodes` nodes per question:
@@ -652,6 +689,47 @@ mod tests {
         );
         assert_eq!(opponent_reply(&history, 4, 15), -1, "the game ended at the last decision");
         assert_eq!(opponent_reply(&history, 5, 15), -1, "a resigned decision is not in the history");
+    }
+
+    #[test]
+    fn short_values_are_the_td_lambda_return() {
+        use Player::{First, Second};
+        let values = [(First, 0.5), (Second, -0.2), (First, 1.0)];
+        // λ = 1/2, worked by hand backwards from the result (First wins) in First's view:
+        // G2 = (1 + 1) / 2 = 1, G1 = (0.2 + 1) / 2 = 0.6, G0 = (0.5 + 0.6) / 2 = 0.55.
+        let g = short_values(&values, Some(First), 2.0);
+        let want = [0.55, -0.6, 1.0];
+        assert!(g.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-6), "{g:?}");
+        assert_eq!(short_values(&values, Some(First), 1.0), vec![0.5, -0.2, 1.0], "horizon 1: the root values");
+        assert_eq!(short_values(&values, Some(Second), 1e9), vec![-1.0, 1.0, -1.0], "a long horizon: the result");
+        assert_eq!(short_values(&values, None, 1e9), vec![0.0; 3], "a draw");
+        assert_eq!(short_values(&[], Some(First), 6.0), Vec::<f32>::new());
+    }
+
+    /// The definition: `G_d = (1 - λ) Σ_k λ^k v'_{d+k} + λ^(n-d) z`, each value and the result
+    /// in `d`'s decider's view.
+    #[test]
+    fn short_values_match_the_sum_of_their_definition() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..200 {
+            let n = rng.gen_range(0..40);
+            let values: Vec<(Player, f32)> = (0..n)
+                .map(|_| (if rng.gen_bool(0.5) { Player::First } else { Player::Second }, rng.gen_range(-1.0..=1.0)))
+                .collect();
+            let winner = [None, Some(Player::First), Some(Player::Second)][rng.gen_range(0..3)];
+            let horizon = rng.gen_range(1.0..20.0f32);
+            let lambda = 1.0 - 1.0 / horizon as f64;
+            let got = short_values(&values, winner, horizon);
+            for (d, &(me, _)) in values.iter().enumerate() {
+                let view = |p: Player| if p == me { 1.0 } else { -1.0 };
+                let sum: f64 =
+                    (d..n).map(|j| lambda.powi((j - d) as i32) * view(values[j].0) * values[j].1 as f64).sum();
+                let z = winner.map_or(0.0, view);
+                let want = (1.0 - lambda) * sum + lambda.powi((n - d) as i32) * z;
+                assert!((got[d] as f64 - want).abs() < 1e-4, "decision {d} of {n}: {} against {want}", got[d]);
+                assert!((-1.0..=1.0).contains(&got[d]));
+            }
+        }
     }
 
     #[test]

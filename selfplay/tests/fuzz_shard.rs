@@ -33,6 +33,7 @@ fn valid_shard() -> &'static [u8] {
                     generation: g,
                     game_index: -1,
                     opponent_reply: k as i64 - 1,
+                    short_value: 0.5 - 0.25 * k as f32,
                 })
                 .collect();
             let meta = GameMeta {

@@ -21,6 +21,7 @@ fn sample_writer(size: usize) -> ShardWriter {
                     generation: 7 + g,
                     game_index: -1,
                     opponent_reply: k as i64 - 1,
+                    short_value: 0.5 - 0.5 * k as f32,
                 }
             })
             .collect();
@@ -60,6 +61,7 @@ fn shard_round_trips() {
     assert_eq!(s.game_index.to_vec(), vec![0, 0, 0, 1, 1, 1]);
     assert_eq!(s.root_value[2], 0.5);
     assert_eq!(s.opponent_reply.to_vec(), vec![-1, 0, 1, -1, 0, 1]);
+    assert_eq!(s.short_value.to_vec(), vec![0.5, 0.0, -0.5, 0.5, 0.0, -0.5]);
     assert_eq!(s.meta.games.len(), 2);
     assert_eq!(s.meta.games[0].decisions[1], (Player::Second, Action::Swap));
     assert!(s.meta.games[1].resign_disabled);
@@ -110,17 +112,27 @@ fn wrong_push_lengths_are_rejected() {
         generation: 0,
         game_index: 0,
         opponent_reply: -1,
+        short_value: 0.0,
     };
     let err = w.push_game(meta.clone(), vec![p.clone()]).unwrap_err().to_string();
     assert!(err.contains("planes has 3 bytes"), "{err}");
-    let reply = PositionRecord { planes: vec![0; NUM_PLANES * 81], opponent_reply: action_space_size(9) as i64, ..p };
-    let err = w.push_game(meta, vec![reply]).unwrap_err().to_string();
+    let reply =
+        PositionRecord { planes: vec![0; NUM_PLANES * 81], opponent_reply: action_space_size(9) as i64, ..p.clone() };
+    let err = w.push_game(meta.clone(), vec![reply]).unwrap_err().to_string();
     assert!(err.contains("opponent_reply 95 is neither -1 nor an action index below 95"), "{err}");
+    for bad in [1.5, f32::NAN] {
+        let short = PositionRecord { planes: vec![0; NUM_PLANES * 81], short_value: bad, ..p.clone() };
+        let valid = PositionRecord { planes: vec![0; NUM_PLANES * 81], ..p.clone() };
+        let err = w.push_game(meta.clone(), vec![valid, short]).unwrap_err().to_string();
+        assert!(err.contains(&format!("position 1: short_value {bad} is outside -1..=1")), "{err}");
+    }
+    assert_eq!((w.positions(), w.games()), (0, 0), "a refused game leaves nothing behind");
 }
 
-/// Copies the shard at `path` with its `opponent_reply` array replaced by `reply` (`None`:
-/// left out, as in the shards written before the array existed).
-fn rewrite_replies(path: &std::path::Path, reply: Option<ndarray::Array1<i64>>) {
+/// Copies the shard at `path` with its optional arrays `opponent_reply` and `short_value`
+/// replaced by `reply` and `short` (`None`: left out, as in the shards written before the
+/// array existed).
+fn rewrite_optional(path: &std::path::Path, reply: Option<ndarray::Array1<i64>>, short: Option<ndarray::Array1<f32>>) {
     use ndarray::{Array1, Array2, Array4};
     use ndarray_npy::{NpzReader, NpzWriter};
     let mut r = NpzReader::new(std::fs::File::open(path).unwrap()).unwrap();
@@ -143,6 +155,9 @@ fn rewrite_replies(path: &std::path::Path, reply: Option<ndarray::Array1<i64>>) 
     if let Some(reply) = reply {
         w.add_array("opponent_reply", &reply).unwrap();
     }
+    if let Some(short) = short {
+        w.add_array("short_value", &short).unwrap();
+    }
     w.add_array("meta", &meta).unwrap();
     w.finish().unwrap();
 }
@@ -151,7 +166,7 @@ fn rewrite_replies(path: &std::path::Path, reply: Option<ndarray::Array1<i64>>) 
 fn a_shard_without_opponent_replies_reads_as_having_none() {
     let dir = tempfile::tempdir().unwrap();
     let path = sample_writer(9).write(dir.path()).unwrap();
-    rewrite_replies(&path, None);
+    rewrite_optional(&path, None, None);
     let s = read_shard(&path).unwrap();
     assert_eq!(s.opponent_reply.to_vec(), vec![-1; 6]);
     assert_eq!(s.policy[[4, 1]], 1.0, "the other arrays read as before");
@@ -161,10 +176,37 @@ fn a_shard_without_opponent_replies_reads_as_having_none() {
 fn an_opponent_reply_off_the_action_space_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = sample_writer(9).write(dir.path()).unwrap();
-    rewrite_replies(&path, Some(ndarray::Array1::from_vec(vec![-1, 0, 95, -1, 0, 1])));
+    rewrite_optional(&path, Some(ndarray::Array1::from_vec(vec![-1, 0, 95, -1, 0, 1])), None);
     let err = format!("{:#}", read_shard(&path).unwrap_err());
     assert!(err.contains("`opponent_reply` holds 95, neither -1 nor an action index below 95"), "{err}");
-    rewrite_replies(&path, Some(ndarray::Array1::from_vec(vec![-1, 0])));
+    rewrite_optional(&path, Some(ndarray::Array1::from_vec(vec![-1, 0])), None);
     let err = format!("{:#}", read_shard(&path).unwrap_err());
     assert!(err.contains("`opponent_reply` has 2 entries, expected 6"), "{err}");
+}
+
+#[test]
+fn a_shard_without_short_values_reads_them_as_the_game_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = sample_writer(9).write(dir.path()).unwrap();
+    rewrite_optional(&path, Some(ndarray::Array1::from_vec(vec![-1, 0, 1, -1, 0, 1])), None);
+    let s = read_shard(&path).unwrap();
+    // The sample writer's value target is a win ([1, 0, 0]) everywhere.
+    assert_eq!(s.short_value.to_vec(), vec![1.0; 6]);
+    assert_eq!(s.opponent_reply.to_vec(), vec![-1, 0, 1, -1, 0, 1], "the other arrays read as before");
+}
+
+#[test]
+fn a_short_value_outside_minus_one_to_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = sample_writer(9).write(dir.path()).unwrap();
+    let replies = || Some(ndarray::Array1::from_vec(vec![-1, 0, 1, -1, 0, 1]));
+    rewrite_optional(&path, replies(), Some(ndarray::Array1::from_vec(vec![0.0, 0.5, -1.25, 1.0, -1.0, 0.0])));
+    let err = format!("{:#}", read_shard(&path).unwrap_err());
+    assert!(err.contains("`short_value` holds -1.25, outside -1..=1"), "{err}");
+    rewrite_optional(&path, replies(), Some(ndarray::Array1::from_vec(vec![f32::NAN; 6])));
+    let err = format!("{:#}", read_shard(&path).unwrap_err());
+    assert!(err.contains("`short_value` holds NaN, outside -1..=1"), "{err}");
+    rewrite_optional(&path, replies(), Some(ndarray::Array1::from_vec(vec![0.0; 5])));
+    let err = format!("{:#}", read_shard(&path).unwrap_err());
+    assert!(err.contains("`short_value` has 5 entries, expected 6"), "{err}");
 }

@@ -398,3 +398,44 @@ fn a_stop_ends_a_paused_run() {
     });
     server.join();
 }
+
+#[test]
+fn the_short_value_is_the_root_value_at_horizon_one_and_the_result_at_a_long_horizon() {
+    // Every decision recorded, resignation on: the short value is indexed by the decision.
+    let cfg = |horizon| SelfplayConfig {
+        size: 11,
+        protocol: Protocol::Rif,
+        playouts: 8,
+        fast_playouts: 3,
+        full_search_fraction: 0.5,
+        record_fast_positions: true,
+        resign_threshold: Some(-0.5),
+        resign_consecutive: 1,
+        resign_disabled_fraction: 0.0,
+        games_per_thread: 3,
+        short_value_horizon: horizon,
+        ..SelfplayConfig::default()
+    };
+    for horizon in [1.0, 1e9] {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = cfg(horizon);
+        let server = InferenceServer::spawn(Box::new(UniformEvaluator::new(11)), 0, ServerConfig::default());
+        let mut sink = ShardSink::new(dir.path(), &cfg, "r", 10);
+        let stop = AtomicBool::new(false);
+        run_selfplay(&cfg, &server.handle(), Some(3), &stop, &mut sink, &mut |_| {}).unwrap();
+        server.join();
+        let shard = read_shard(&sink.written[0]).unwrap();
+        let mut decided = 0;
+        for i in 0..shard.len() {
+            let (short, root) = (shard.short_value[i], shard.root_value[i]);
+            let result = shard.value[[i, 0]] - shard.value[[i, 2]];
+            if horizon == 1.0 {
+                assert_eq!(short, root.clamp(-1.0, 1.0), "position {i}: horizon 1 gives the root value");
+            } else {
+                assert_eq!(short, result, "position {i}: a long horizon gives the result");
+            }
+            decided += usize::from(root.abs() > 0.1);
+        }
+        assert!(decided > 0, "some root values are away from 0, so the check can tell them from the result");
+    }
+}

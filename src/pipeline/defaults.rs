@@ -43,6 +43,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "selfplay.proven_value_nodes",
         "exact value targets: a recorded position whose result the VCF solver proves gets it instead of the game's (node budget; 0 = off)",
     ),
+    (
+        "selfplay.short_value_horizon",
+        "horizon in decisions of the short-horizon value recorded beside the result (TD(lambda) over the root values)",
+    ),
     ("selfplay.seed", "seed of the workers' random generators"),
     ("selfplay.search.c_puct", "PUCT exploration constant"),
     (
@@ -83,6 +87,10 @@ pub const KEYS: &[(&str, &str)] = &[
     (
         "training.opponent_policy_weight",
         "opponent-policy cross-entropy weight (KataGo 0.15), when the net has that head (net.opponent_policy)",
+    ),
+    (
+        "training.short_value_weight",
+        "share of the short-horizon value in the value target (0 = the game's result alone)",
     ),
     ("training.grad_clip", "global gradient-norm clip; 0 = off"),
     (

@@ -60,6 +60,7 @@ fn write_shards(dir: &std::path::Path, shards: usize, per_shard: usize) -> Resul
                     generation: 0,
                     game_index: 0,
                     opponent_reply: -1,
+                    short_value: 1.0,
                 }
             })
             .collect();

@@ -338,6 +338,11 @@ pub struct TrainerConfig {
     /// over the positions with an opponent's reply) relative to the policy cross-entropy.
     /// Default: 0.15 (KataGo's).
     pub opponent_policy_weight: f64,
+    /// Share `w` of the short-horizon value in the value target: the target is
+    /// `(1 - w) * result + w * short`, `short` the shards' `short_value` (the TD(λ) return over
+    /// the following root values, `selfplay.short_value_horizon`) as W/D/L
+    /// `[(1 + s) / 2, 0, (1 - s) / 2]`. 0 trains on the game's result alone. Default: 0.
+    pub short_value_weight: f64,
     /// Gradients are rescaled so that their global L2 norm is at most this; 0 = off. Default: 10.
     pub grad_clip: f64,
     /// Replay window. Default: KataGo's power law, see [`WindowConfig`].
@@ -396,6 +401,7 @@ impl Default for TrainerConfig {
             l2: 1e-4,
             value_loss_weight: 1.0,
             opponent_policy_weight: 0.15,
+            short_value_weight: 0.0,
             grad_clip: 10.0,
             window: WindowConfig::default(),
             samples_per_new_sample: 4.0,
@@ -424,6 +430,11 @@ impl TrainerConfig {
         ensure!(self.schedule.lr > 0.0, "schedule.lr must be > 0");
         ensure!(self.l2 >= 0.0 && self.grad_clip >= 0.0, "l2 and grad_clip must be >= 0");
         ensure!(self.opponent_policy_weight >= 0.0, "opponent_policy_weight must be >= 0");
+        ensure!(
+            (0.0..=1.0).contains(&self.short_value_weight),
+            "short_value_weight {} is outside 0..=1",
+            self.short_value_weight
+        );
         ensure!(self.keep_checkpoints >= 1, "keep_checkpoints must be >= 1");
         ensure!(self.samples_per_new_sample > 0.0, "samples_per_new_sample must be > 0");
         renju_selfplay::encode::input_shape(self.encoder_version).context("encoder_version")?;

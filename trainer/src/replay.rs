@@ -10,7 +10,8 @@
 //!
 //! Positions whose policy target sums to zero (no full search, DESIGN.md: "full-search
 //! positions only") get policy weight 0: they train the value head only. Positions without an
-//! opponent's reply (`opponent_reply` -1) get opponent-policy weight 0.
+//! opponent's reply (`opponent_reply` -1) get opponent-policy weight 0. The value target is the
+//! game's result, blended with the short-horizon value by [`BatchEncoding::short_value_weight`].
 
 use crate::config::WindowConfig;
 use crate::net::NetShape;
@@ -40,6 +41,8 @@ pub struct ShardData {
     pub value: Vec<f32>,
     /// `[N]` the opponent's next action index, -1 when there is none.
     pub opponent_reply: Vec<i64>,
+    /// `[N]` the short-horizon value (win - loss) in -1..=1.
+    pub short_value: Vec<f32>,
 }
 
 impl ShardData {
@@ -75,13 +78,15 @@ impl ShardData {
             policy: flat(shard.policy),
             value: flat(shard.value),
             opponent_reply: shard.opponent_reply.to_vec(),
+            short_value: shard.short_value.to_vec(),
         };
         ensure!(
             data.planes.len() == len * shape.planes * shape.points()
                 && data.globals.len() == len * shape.globals
                 && data.policy.len() == len * shape.actions
                 && data.value.len() == len * 3
-                && data.opponent_reply.len() == len,
+                && data.opponent_reply.len() == len
+                && data.short_value.len() == len,
             "shard {}: array sizes do not match the network shape {:?}",
             path.display(),
             shape
@@ -356,8 +361,9 @@ pub fn step_rng(seed: u64, step: u64) -> ChaCha8Rng {
     rng
 }
 
-/// The input encoding of training batches: the network's encoder version, for version 3 the
-/// VCF-plane dropout, and the stones-only dropout.
+/// How training batches are made from the window: the inputs' encoding (the network's encoder
+/// version, for version 3 the VCF-plane dropout, the stones-only dropout) and the value target's
+/// blend.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BatchEncoding {
     /// Encoder version of the batch planes (`renju_selfplay::encode::SUPPORTED_VERSIONS`).
@@ -368,14 +374,20 @@ pub struct BatchEncoding {
     /// `renju_selfplay::stones_only::DROPOUT_PLANES`, and for version 3 its VCF planes, are
     /// zeroed.
     pub stones_only_dropout: f64,
+    /// Share `w` of the short-horizon value in the value target, `(1 - w) * result + w * short`
+    /// with the short value `s` as W/D/L `[(1 + s) / 2, 0, (1 - s) / 2]`
+    /// (`TrainerConfig::short_value_weight`).
+    pub short_value_weight: f32,
 }
 
 impl BatchEncoding {
-    /// The shards' own encoding (`ENCODER_VERSION`), no dropout.
+    /// The shards' own encoding (`ENCODER_VERSION`), no dropout, the game's result as the value
+    /// target.
     pub const CURRENT: BatchEncoding = BatchEncoding {
         version: renju_selfplay::encode::ENCODER_VERSION,
         vcf_plane_dropout: 0.0,
         stones_only_dropout: 0.0,
+        short_value_weight: 0.0,
     };
 }
 
@@ -416,6 +428,13 @@ pub fn sample_batch(
         let pol = &shard.policy[row * a..(row + 1) * a];
         sym.policy(k, pol, &mut policy[b * a..(b + 1) * a]);
         value[b * 3..b * 3 + 3].copy_from_slice(&shard.value[row * 3..row * 3 + 3]);
+        if enc.short_value_weight > 0.0 {
+            let (w, s) = (enc.short_value_weight, shard.short_value[row]);
+            let short = [(1.0 + s) / 2.0, 0.0, (1.0 - s) / 2.0];
+            for (v, t) in value[b * 3..b * 3 + 3].iter_mut().zip(short) {
+                *v = (1.0 - w) * *v + w * t;
+            }
+        }
         weight[b] = if pol.iter().sum::<f32>() > 0.5 { 1.0 } else { 0.0 };
         if let Ok(reply) = usize::try_from(shard.opponent_reply[row]) {
             one_hot.fill(0.0);

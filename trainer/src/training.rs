@@ -296,6 +296,7 @@ impl Trainer {
                         version: self.config.encoder_version,
                         vcf_plane_dropout: self.config.vcf_plane_dropout,
                         stones_only_dropout: self.config.stones_only_dropout,
+                        short_value_weight: self.config.short_value_weight as f32,
                     },
                     seed: self.config.seed,
                     first_step: self.step,

@@ -59,7 +59,17 @@ fn dropped_samples_lose_exactly_the_stones_only_planes() {
     assert!(kept > 0 && kept < b, "dropout 0.5 kept {kept} of {b} samples");
 
     // Version 3: a dropped sample loses its VCF planes too, without VCF-plane dropout.
-    let v3 = |d| floats(&batch(BatchEncoding { version: 3, vcf_plane_dropout: 0.0, stones_only_dropout: d }).planes);
+    let v3 = |d| {
+        floats(
+            &batch(BatchEncoding {
+                version: 3,
+                vcf_plane_dropout: 0.0,
+                stones_only_dropout: d,
+                ..BatchEncoding::CURRENT
+            })
+            .planes,
+        )
+    };
     let (with, without) = (v3(0.0), v3(1.0));
     let c3 = plane_v3::COUNT;
     let vcf = |planes: &[f32]| -> f32 {

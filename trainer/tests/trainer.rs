@@ -491,6 +491,35 @@ fn opponent_replies_take_the_policy_targets_symmetry() {
 }
 
 #[test]
+fn the_value_target_blends_the_short_horizon_value_by_its_weight() {
+    use renju_trainer::replay::{sample_batch, step_rng, BatchEncoding, ReplayWindow};
+    use renju_trainer::NetShape;
+    let run = tempfile::tempdir().unwrap();
+    let rd = RunDir::new(run.path());
+    write_shard(&rd.selfplay(), 0..60);
+    let shape = NetShape::current(SIZE);
+    let mut w = ReplayWindow::new(&rd.selfplay(), shape, renju_rules::Rule::Renju, Default::default());
+    w.refresh().unwrap();
+    let sym = SymmetryTable::new(SIZE);
+    let b = 100usize;
+    let rows = |t: &tch::Tensor| Vec::<f32>::try_from(&t.flatten(0, -1)).unwrap();
+    // The synthetic positions: a win where global 0 is 1, else a loss; the short value half that.
+    for (weight, win, loss) in
+        [(0.0, [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]), (0.5, [0.875, 0.0, 0.125], [0.125, 0.0, 0.875])]
+    {
+        let enc = BatchEncoding { short_value_weight: weight, ..BatchEncoding::CURRENT };
+        let batch = sample_batch(&w.snapshot(), shape, &sym, b, true, enc, &mut step_rng(5, 2)).unwrap();
+        let (value, globals) = (rows(&batch.value), rows(&batch.globals));
+        let wins = (0..b).filter(|&i| globals[i * shape.globals] == 1.0).count();
+        for i in 0..b {
+            let want = if globals[i * shape.globals] == 1.0 { win } else { loss };
+            assert_eq!(&value[i * 3..i * 3 + 3], &want, "weight {weight}, sample {i}");
+        }
+        assert!(wins > 20 && wins < 80, "{wins} wins of {b}");
+    }
+}
+
+#[test]
 fn the_opponent_policy_head_learns_and_stays_out_of_the_published_model() {
     let run = tempfile::tempdir().unwrap();
     let rd = RunDir::new(run.path());

@@ -13,7 +13,8 @@ pub const SIZE: usize = 15;
 /// Position `k` of a synthetic data set: a few "stones" in planes 0/1, a one in plane 4 (the
 /// "last stone") at point `t(k)`; the policy target is one-hot on `t(k)`; the value target is
 /// win when global 0 is 1, loss otherwise; the opponent's reply is `t(k)` too when `k % 3 ==
-/// 1`, the swap when `k % 3 == 2`, none when `k % 3 == 0`.
+/// 1`, the swap when `k % 3 == 2`, none when `k % 3 == 0`; the short-horizon value is half the
+/// result (0.5 or -0.5).
 pub fn position(k: usize) -> PositionRecord {
     let p = SIZE * SIZE;
     let target = (k * 37 + 11) % p;
@@ -34,7 +35,17 @@ pub fn position(k: usize) -> PositionRecord {
         1 => target as i64,
         _ => renju_selfplay::action::action_index(renju_rules::Action::Swap, SIZE) as i64,
     };
-    PositionRecord { planes, globals, policy, value, root_value: 0.0, generation: 0, game_index: 0, opponent_reply }
+    PositionRecord {
+        planes,
+        globals,
+        policy,
+        value,
+        root_value: 0.0,
+        generation: 0,
+        game_index: 0,
+        opponent_reply,
+        short_value: 0.5 * (value[0] - value[2]),
+    }
 }
 
 /// Writes one renju shard of positions `range` into `dir`; returns its path.
@@ -69,6 +80,7 @@ pub fn write_real_shard(dir: &Path, n: usize, seed: u64) -> std::path::PathBuf {
                 generation: 0,
                 game_index: 0,
                 opponent_reply: -1,
+                short_value: 1.0,
             }
         })
         .collect();
