@@ -83,25 +83,9 @@ fn every_protocol_plays_complete_games() {
 #[test]
 fn every_position_records_the_opponents_reply_to_it() {
     use renju_selfplay::action::action_index;
-    let dir = tempfile::tempdir().unwrap();
-    // Every decision recorded and no resignation: a game's positions are its decisions, in order.
-    let cfg = SelfplayConfig {
-        size: 11,
-        protocol: Protocol::Rif,
-        playouts: 8,
-        fast_playouts: 3,
-        full_search_fraction: 0.5,
-        record_fast_positions: true,
-        resign_threshold: None,
-        games_per_thread: 3,
-        ..SelfplayConfig::default()
-    };
-    let server = InferenceServer::spawn(Box::new(UniformEvaluator::new(11)), 0, ServerConfig::default());
-    let mut sink = ShardSink::new(dir.path(), &cfg, "r", 10);
-    let stop = AtomicBool::new(false);
-    run_selfplay(&cfg, &server.handle(), Some(3), &stop, &mut sink, &mut |_| {}).unwrap();
-    server.join();
-    let shard = read_shard(&sink.written[0]).unwrap();
+    // No resignation: a game's positions are its decisions, in order.
+    let cfg = SelfplayConfig { resign_threshold: None, ..every_decision_recorded() };
+    let shard = uniform_shard(&cfg, 3);
     let (mut own_again, mut protocol_replies) = (0, 0);
     for (g, game) in shard.meta.games.iter().enumerate() {
         let replies: Vec<i64> =
@@ -215,7 +199,6 @@ fn with_the_vcf_check_proven_positions_are_recorded_with_exact_targets() {
     // neither side a five point, where the older shortcuts decide), the policy target is the
     // solver's first move, the search value is exactly a win and so is the game's result.
     use renju_rules::vcf::{five_points, vcf, Limits, Vcf};
-    let dir = tempfile::tempdir().unwrap();
     let cfg = SelfplayConfig {
         size: 11,
         rule: Rule::Renju,
@@ -230,12 +213,7 @@ fn with_the_vcf_check_proven_positions_are_recorded_with_exact_targets() {
         search: renju_selfplay::mcts::SearchConfig { vcf_nodes: 500, ..Default::default() },
         ..SelfplayConfig::default()
     };
-    let server = InferenceServer::spawn(Box::new(UniformEvaluator::new(11)), 0, ServerConfig::default());
-    let mut sink = ShardSink::new(dir.path(), &cfg, "v", 100);
-    let stop = AtomicBool::new(false);
-    run_selfplay(&cfg, &server.handle(), Some(4), &stop, &mut sink, &mut |_| {}).unwrap();
-    server.join();
-    let shard = read_shard(&sink.written[0]).unwrap();
+    let shard = uniform_shard(&cfg, 4);
     let mut proven = 0;
     let mut rows_seen = 0;
     for (gi, g) in shard.meta.games.iter().enumerate() {
@@ -271,7 +249,6 @@ fn proven_value_targets_replace_the_game_result_where_the_solver_decides() {
     // result where it proves one (a VCF of the decider: win; an opponent VCF no move refutes:
     // loss), else the game's result, and the games' metadata count exactly those positions.
     use renju_rules::vcf::{refutations, vcf, Defence, Limits, Vcf};
-    let dir = tempfile::tempdir().unwrap();
     let cfg = SelfplayConfig {
         size: 11,
         protocol: Protocol::Free { centre: true },
@@ -284,12 +261,7 @@ fn proven_value_targets_replace_the_game_result_where_the_solver_decides() {
         proven_value_nodes: 500,
         ..SelfplayConfig::default()
     };
-    let server = InferenceServer::spawn(Box::new(UniformEvaluator::new(11)), 0, ServerConfig::default());
-    let mut sink = ShardSink::new(dir.path(), &cfg, "p", 100);
-    let stop = AtomicBool::new(false);
-    run_selfplay(&cfg, &server.handle(), Some(8), &stop, &mut sink, &mut |_| {}).unwrap();
-    server.join();
-    let shard = read_shard(&sink.written[0]).unwrap();
+    let shard = uniform_shard(&cfg, 8);
     let limits = Limits::nodes(500);
     let (mut proven, mut overruled) = (0u32, 0u32);
     for (gi, g) in shard.meta.games.iter().enumerate() {
@@ -403,28 +375,15 @@ fn a_stop_ends_a_paused_run() {
 fn the_short_value_is_the_root_value_at_horizon_one_and_the_result_at_a_long_horizon() {
     // Every decision recorded, resignation on: the short value is indexed by the decision.
     let cfg = |horizon| SelfplayConfig {
-        size: 11,
-        protocol: Protocol::Rif,
-        playouts: 8,
-        fast_playouts: 3,
-        full_search_fraction: 0.5,
-        record_fast_positions: true,
         resign_threshold: Some(-0.5),
         resign_consecutive: 1,
         resign_disabled_fraction: 0.0,
-        games_per_thread: 3,
         short_value_horizon: horizon,
-        ..SelfplayConfig::default()
+        ..every_decision_recorded()
     };
     for horizon in [1.0, 1e9] {
-        let dir = tempfile::tempdir().unwrap();
         let cfg = cfg(horizon);
-        let server = InferenceServer::spawn(Box::new(UniformEvaluator::new(11)), 0, ServerConfig::default());
-        let mut sink = ShardSink::new(dir.path(), &cfg, "r", 10);
-        let stop = AtomicBool::new(false);
-        run_selfplay(&cfg, &server.handle(), Some(3), &stop, &mut sink, &mut |_| {}).unwrap();
-        server.join();
-        let shard = read_shard(&sink.written[0]).unwrap();
+        let shard = uniform_shard(&cfg, 3);
         let mut decided = 0;
         for i in 0..shard.len() {
             let (short, root) = (shard.short_value[i], shard.root_value[i]);
@@ -437,5 +396,31 @@ fn the_short_value_is_the_root_value_at_horizon_one_and_the_result_at_a_long_hor
             decided += usize::from(root.abs() > 0.1);
         }
         assert!(decided > 0, "some root values are away from 0, so the check can tell them from the result");
+    }
+}
+
+/// Plays `games` games of `cfg` (11x11) with the uniform evaluator into one shard, read back.
+fn uniform_shard(cfg: &SelfplayConfig, games: u64) -> renju_selfplay::record::Shard {
+    let dir = tempfile::tempdir().unwrap();
+    let server = InferenceServer::spawn(Box::new(UniformEvaluator::new(11)), 0, ServerConfig::default());
+    let mut sink = ShardSink::new(dir.path(), cfg, "u", 100);
+    let stop = AtomicBool::new(false);
+    run_selfplay(cfg, &server.handle(), Some(games), &stop, &mut sink, &mut |_| {}).unwrap();
+    server.join();
+    assert_eq!(sink.written.len(), 1, "one shard");
+    read_shard(&sink.written[0]).unwrap()
+}
+
+/// 11x11 RIF games at a few playouts with every decision recorded, half of them full searches.
+fn every_decision_recorded() -> SelfplayConfig {
+    SelfplayConfig {
+        size: 11,
+        protocol: Protocol::Rif,
+        playouts: 8,
+        fast_playouts: 3,
+        full_search_fraction: 0.5,
+        record_fast_positions: true,
+        games_per_thread: 3,
+        ..SelfplayConfig::default()
     }
 }

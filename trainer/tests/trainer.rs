@@ -452,15 +452,8 @@ fn version_3_batches_carry_the_vcf_planes_and_drop_them_out() {
 
 #[test]
 fn opponent_replies_take_the_policy_targets_symmetry() {
-    use renju_trainer::replay::{sample_batch, step_rng, BatchEncoding, ReplayWindow};
-    use renju_trainer::NetShape;
-    let run = tempfile::tempdir().unwrap();
-    let rd = RunDir::new(run.path());
-    write_shard(&rd.selfplay(), 0..60);
-    let shape = NetShape::current(SIZE);
-    let mut w = ReplayWindow::new(&rd.selfplay(), shape, renju_rules::Rule::Renju, Default::default());
-    w.refresh().unwrap();
-    let sym = SymmetryTable::new(SIZE);
+    use renju_trainer::replay::{sample_batch, step_rng, BatchEncoding};
+    let (_run, w, shape, sym) = window_of_sixty_positions();
     let (b, p, a) = (200usize, SIZE * SIZE, action_space_size(SIZE));
     let batch = sample_batch(&w.snapshot(), shape, &sym, b, true, BatchEncoding::CURRENT, &mut step_rng(5, 2)).unwrap();
     let rows = |t: &tch::Tensor| Vec::<f32>::try_from(&t.flatten(0, -1)).unwrap();
@@ -492,15 +485,8 @@ fn opponent_replies_take_the_policy_targets_symmetry() {
 
 #[test]
 fn the_value_target_blends_the_short_horizon_value_by_its_weight() {
-    use renju_trainer::replay::{sample_batch, step_rng, BatchEncoding, ReplayWindow};
-    use renju_trainer::NetShape;
-    let run = tempfile::tempdir().unwrap();
-    let rd = RunDir::new(run.path());
-    write_shard(&rd.selfplay(), 0..60);
-    let shape = NetShape::current(SIZE);
-    let mut w = ReplayWindow::new(&rd.selfplay(), shape, renju_rules::Rule::Renju, Default::default());
-    w.refresh().unwrap();
-    let sym = SymmetryTable::new(SIZE);
+    use renju_trainer::replay::{sample_batch, step_rng, BatchEncoding};
+    let (_run, w, shape, sym) = window_of_sixty_positions();
     let b = 100usize;
     let rows = |t: &tch::Tensor| Vec::<f32>::try_from(&t.flatten(0, -1)).unwrap();
     // The synthetic positions: a win where global 0 is 1, else a loss; the short value half that.
@@ -595,4 +581,18 @@ fn pruning_keeps_the_newest_ten_and_every_kth_generation() {
     assert_eq!(std::fs::read_to_string(dir.path().join("LATEST")).unwrap(), "gen-000030\n");
     // Idempotent.
     assert!(prune_generations(dir.path(), 7).unwrap().is_empty());
+}
+
+/// A replay window over one shard of the synthetic positions 0..60 (in a temporary run kept
+/// alive by the first element), with its shape and symmetry table.
+fn window_of_sixty_positions(
+) -> (tempfile::TempDir, renju_trainer::replay::ReplayWindow, renju_trainer::NetShape, SymmetryTable) {
+    let run = tempfile::tempdir().unwrap();
+    let rd = RunDir::new(run.path());
+    write_shard(&rd.selfplay(), 0..60);
+    let shape = renju_trainer::NetShape::current(SIZE);
+    let mut w =
+        renju_trainer::replay::ReplayWindow::new(&rd.selfplay(), shape, renju_rules::Rule::Renju, Default::default());
+    w.refresh().unwrap();
+    (run, w, shape, SymmetryTable::new(SIZE))
 }
