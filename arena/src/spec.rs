@@ -31,7 +31,9 @@ pub enum PlayerKind {
 /// into the binary), `heuristic`, `uniform`,
 /// `engine:"CMD ARGS"` (the command is split like a shell would, see the `shlex` crate; quotes
 /// are needed when it contains commas). Keys for search players: `playouts=N`, `time=SECONDS`,
-/// `batch=B`, `explore=K`, `cpuct=C`, `algorithm=puct|gumbel`, `vcf_nodes=N` (the VCF check at node
+/// `batch=B`, `explore=K`, `cpuct=C`, `fpu=R` and `root_fpu=R` (first-play-urgency reductions below
+/// and at the root, `SearchConfig::fpu_reduction`, `root_fpu_reduction`), `algorithm=puct|gumbel`,
+/// `vcf_nodes=N` (the VCF check at node
 /// expansion with N solver nodes per call, `SearchConfig::vcf_nodes`; default 0, off), `vct_nodes=N`
 /// and `vct_visits=V` (the VCT check of a node with V visits, `SearchConfig::vct_nodes`; default 0,
 /// off),
@@ -153,6 +155,8 @@ impl PlayerSpec {
                     }
                     "explore" => s.explore = num(k, v)? as usize,
                     "cpuct" => s.config.c_puct = num(k, v)? as f32,
+                    "fpu" => s.config.fpu_reduction = num(k, v)? as f32,
+                    "root_fpu" => s.config.root_fpu_reduction = num(k, v)? as f32,
                     "algorithm" => s.config.algorithm = v.parse().with_context(|| format!("player {name}"))?,
                     "vcf_nodes" => {
                         let n = num(k, v)?;
@@ -167,7 +171,7 @@ impl PlayerSpec {
                     "vct_visits" => s.config.vct_visits = whole(k, v)? as u32,
                     other => bail!(
                         "player {name}: unknown option '{other}' (search players take playouts, time, batch, threads, explore, \
-                         cpuct, algorithm, vcf_nodes, vct_nodes, vct_visits, inputs)"
+                         cpuct, fpu, root_fpu, algorithm, vcf_nodes, vct_nodes, vct_visits, inputs)"
                     ),
                 }
             }
@@ -223,6 +227,14 @@ mod tests {
             }
             k => panic!("{k:?}"),
         }
+        match PlayerSpec::parse_named("h=heuristic,fpu=0.35,root_fpu=0.1").unwrap().kind {
+            PlayerKind::Search { settings, .. } => {
+                assert_eq!((settings.config.fpu_reduction, settings.config.root_fpu_reduction), (0.35, 0.1))
+            }
+            k => panic!("{k:?}"),
+        }
+        let e = format!("{:#}", PlayerSpec::parse_named("h=heuristic,fpu=-1").unwrap_err());
+        assert!(e.contains("fpu=-1 must be a non-negative number"), "{e}");
         let p = PlayerSpec::parse_named("h=heuristic,time=0.5,explore=4,vcf_nodes=300").unwrap();
         match &p.kind {
             PlayerKind::Search { eval, settings } => {

@@ -21,7 +21,8 @@ pub struct ArenaArgs {
     /// per move, sent as INFO max_node / max_depth / timeout_turn; time defaults to 60 s with
     /// nodes or depth, else 5 s; match: a clock for the whole game, sent as INFO timeout_match
     /// and time_left, lost on time when it runs out). Search options:
-    /// playouts, time (seconds), batch, explore (sampled opening decisions), cpuct, algorithm
+    /// playouts, time (seconds), batch, explore (sampled opening decisions), cpuct, fpu and
+    /// root_fpu (first-play-urgency reductions below and at the root), algorithm
     /// (puct or gumbel), vcf_nodes (VCF check at node expansion: solver nodes per call, 0 =
     /// off), inputs (full, or stones: the net sees only what an engine that knows just the
     /// stones gives, as the ONNX export does inside Rapfi).
