@@ -25,6 +25,8 @@ use ndarray::{Array1, Array2, Array4};
 use ndarray_npy::{NpzReader, NpzWriter};
 use renju_rules::{Action, Opening, OutcomeReason, Player, Protocol, Rule};
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -474,6 +476,18 @@ pub fn read_shard_meta(path: &Path) -> Result<ShardMeta> {
     naming_the_shard(path, shard_meta)
 }
 
+/// The metadata and the `generation` array of a shard (the other arrays are not read or
+/// checked: [`read_shard`] does that), for tallying games and positions by generation. Errors
+/// name the file.
+pub fn read_shard_generations(path: &Path) -> Result<(ShardMeta, Array1<i64>)> {
+    naming_the_shard(path, |npz| {
+        let meta = shard_meta(npz)?;
+        let generation: Array1<i64> =
+            npz.by_name("generation").context("array `generation` (i64 [N]) missing or malformed")?;
+        Ok((meta, generation))
+    })
+}
+
 /// The number of positions `N` of a shard, from its smallest per-position array (`root_value`,
 /// `f32 [N]`) alone: the other arrays are not read or checked ([`read_shard`] does that). For
 /// the replay window, which must know every shard's length but holds only the newest shards'
@@ -488,15 +502,25 @@ pub fn read_shard_positions(path: &Path) -> Result<usize> {
 
 /// The `.npz` shards in `dir` (not `.tmp` files), sorted by name.
 pub fn list_shards(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut v = Vec::new();
-    for e in std::fs::read_dir(dir).with_context(|| format!("reading shard directory {}", dir.display()))? {
-        let p = e?.path();
-        if p.extension().is_some_and(|x| x == "npz") {
-            v.push(p);
+    list_new_shards(dir, &HashSet::new())
+}
+
+/// The `.npz` shards in `dir` whose file names are not in `seen`, sorted by name: for readers
+/// that poll a directory growing through a long run, so that a poll costs one listing and no
+/// path comparisons for the shards seen before (names are compared as bytes: a directory's
+/// entries sort the same by name as by path).
+pub fn list_new_shards(dir: &Path, seen: &HashSet<OsString>) -> Result<Vec<PathBuf>> {
+    let context = || format!("reading shard directory {}", dir.display());
+    let mut v: Vec<(OsString, PathBuf)> = Vec::new();
+    for e in std::fs::read_dir(dir).with_context(context)? {
+        let e = e.with_context(context)?;
+        let name = e.file_name();
+        if Path::new(&name).extension().is_some_and(|x| x == "npz") && !seen.contains(&name) {
+            v.push((name, e.path()));
         }
     }
-    v.sort();
-    Ok(v)
+    v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    Ok(v.into_iter().map(|(_, path)| path).collect())
 }
 
 #[cfg(test)]

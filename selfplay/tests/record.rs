@@ -71,6 +71,35 @@ fn shard_round_trips() {
 }
 
 #[test]
+fn new_shards_are_listed_by_name_without_the_seen_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = sample_writer(9).write(dir.path()).unwrap();
+    let b = sample_writer(9).write(dir.path()).unwrap();
+    // Names, not write order, decide the order; other files and `.tmp` files are not shards.
+    let early = dir.path().join("sp-a-1-000001.npz");
+    std::fs::copy(&a, &early).unwrap();
+    std::fs::write(dir.path().join("sp-a-2-000002.npz.tmp"), b"partial").unwrap();
+    std::fs::write(dir.path().join("notes.txt"), b"x").unwrap();
+    let name = |p: &std::path::Path| p.file_name().unwrap().to_owned();
+    let mut all = vec![a.clone(), b.clone(), early.clone()];
+    all.sort_by_key(|p| name(p));
+    assert_eq!(all[0], early);
+    assert_eq!(list_shards(dir.path()).unwrap(), all);
+    let seen: std::collections::HashSet<_> = [name(&early), name(&b)].into_iter().collect();
+    assert_eq!(list_new_shards(dir.path(), &seen).unwrap(), vec![a.clone()]);
+    let every: std::collections::HashSet<_> = all.iter().map(|p| name(p)).collect();
+    assert!(list_new_shards(dir.path(), &every).unwrap().is_empty());
+    // Only the metadata and generations of a shard, as the full read gives them.
+    let (meta, generation) = read_shard_generations(&a).unwrap();
+    let full = read_shard(&a).unwrap();
+    assert_eq!(generation.to_vec(), vec![7, 7, 7, 8, 8, 8]);
+    assert_eq!(generation, full.generation);
+    assert_eq!(meta.games.len(), full.meta.games.len());
+    let err = format!("{:#}", read_shard_generations(&dir.path().join("notes.txt")).unwrap_err());
+    assert!(err.contains("notes.txt"), "{err}");
+}
+
+#[test]
 fn two_writes_get_distinct_names() {
     let dir = tempfile::tempdir().unwrap();
     let a = sample_writer(9).write(dir.path()).unwrap();

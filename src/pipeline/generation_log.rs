@@ -6,11 +6,12 @@
 use anyhow::{Context, Result};
 use renju_fs::append_line;
 use renju_selfplay::gamestats::GameStats;
-use renju_selfplay::record::{list_shards, read_shard, GameMeta};
+use renju_selfplay::record::{list_new_shards, list_shards, read_shard_generations, GameMeta};
 use renju_trainer::process::process_tag;
 use renju_trainer::RunDir;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// Generations listed one by one in a [`GenerationLine`]'s `samples_by_generation`.
@@ -85,10 +86,15 @@ impl SelfplayLine {
     }
 }
 
-/// Per-shard generation counts and game metadata, read once per shard.
+/// Positions by generation and game metadata over a run's shards, each shard read once (its
+/// metadata and `generation` array only), the totals kept as they grow: an update costs one
+/// listing of the shard directory plus the new shards, however long the run's history.
 #[derive(Default)]
 pub(crate) struct GenerationTally {
-    seen: BTreeMap<PathBuf, BTreeMap<i64, u64>>,
+    /// File names of the shards read (or found unreadable).
+    seen: HashSet<OsString>,
+    /// Positions by generation over every shard read.
+    total: BTreeMap<i64, u64>,
     /// Games of the shards seen but not yet taken by [`GenerationTally::take_new_games`].
     new_games: Vec<GameMeta>,
     /// Games of every shard seen.
@@ -101,28 +107,22 @@ impl GenerationTally {
         std::mem::take(&mut self.new_games)
     }
 
-    /// Reads the shards of `dir` not seen before; returns the totals over every shard seen.
-    pub(crate) fn update(&mut self, dir: &Path) -> Result<BTreeMap<i64, u64>> {
-        for p in list_shards_or_empty(dir)? {
-            if let std::collections::btree_map::Entry::Vacant(slot) = self.seen.entry(p) {
+    /// Reads the shards of `dir` not seen before; returns the positions by generation over
+    /// every shard seen.
+    pub(crate) fn update(&mut self, dir: &Path) -> Result<&BTreeMap<i64, u64>> {
+        if dir.exists() {
+            for p in list_new_shards(dir, &self.seen)? {
+                self.seen.insert(p.file_name().expect("a listed shard has a file name").to_owned());
                 // A shard that does not read is the replay window's to reject and report.
-                let Ok(shard) = read_shard(slot.key()) else { continue };
-                let mut counts = BTreeMap::new();
-                for g in shard.generation.iter() {
-                    *counts.entry(*g).or_insert(0) += 1;
+                let Ok((meta, generation)) = read_shard_generations(&p) else { continue };
+                for g in generation.iter() {
+                    *self.total.entry(*g).or_insert(0) += 1;
                 }
-                slot.insert(counts);
-                self.games += shard.meta.games.len() as u64;
-                self.new_games.extend(shard.meta.games);
+                self.games += meta.games.len() as u64;
+                self.new_games.extend(meta.games);
             }
         }
-        let mut total = BTreeMap::new();
-        for counts in self.seen.values() {
-            for (g, n) in counts {
-                *total.entry(*g).or_insert(0) += n;
-            }
-        }
-        Ok(total)
+        Ok(&self.total)
     }
 }
 

@@ -247,7 +247,7 @@ impl<'a> TrainerLoop<'a> {
     fn log_generation(&mut self) -> Result<()> {
         let status = self.trainer.window_status();
         let (samples_by_generation, samples_older_generations) =
-            newest_generations(&self.tally.update(&self.run.selfplay())?, BY_GENERATION_KEPT);
+            newest_generations(self.tally.update(&self.run.selfplay())?, BY_GENERATION_KEPT);
         let stats = GameStats::of(&self.tally.take_new_games());
         let seconds = self.last_line.elapsed().as_secs_f64();
         self.last_line = Instant::now();

@@ -20,7 +20,8 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use renju_rules::{Point, Rule, Symmetry};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tch::Tensor;
@@ -155,6 +156,12 @@ pub struct ReplayWindow {
     cfg: WindowConfig,
     /// Every shard seen: key -> (path, positions).
     known: BTreeMap<(u128, String), (PathBuf, usize)>,
+    /// The file names of `known`'s shards.
+    known_names: HashSet<OsString>,
+    /// Positions of `known`'s shards.
+    known_samples: u64,
+    /// Whether shards came or went since the window was last computed.
+    changed: bool,
     /// Loaded shards (those inside the window).
     loaded: HashMap<PathBuf, Arc<ShardData>>,
     snapshot: Arc<WindowSnapshot>,
@@ -171,6 +178,9 @@ impl ReplayWindow {
             rule,
             cfg,
             known: BTreeMap::new(),
+            known_names: HashSet::new(),
+            known_samples: 0,
+            changed: true,
             loaded: HashMap::new(),
             snapshot: Arc::new(WindowSnapshot { shards: vec![], ends: vec![], skip: 0, len: 0 }),
             rejected: Vec::new(),
@@ -202,20 +212,23 @@ impl ReplayWindow {
     /// as empty.
     pub fn refresh(&mut self) -> Result<WindowStatus> {
         if self.dir.exists() {
-            let mut new = renju_selfplay::record::list_shards(&self.dir)?;
-            new.retain(|path| !self.known.contains_key(&shard_key(path)));
-            for path in new {
+            for path in renju_selfplay::record::list_new_shards(&self.dir, &self.known_names)? {
+                self.changed = true;
                 match renju_selfplay::record::read_shard_positions(&path) {
                     Ok(n) => {
+                        self.known_names.insert(path.file_name().expect("a listed shard has a file name").to_owned());
+                        self.known_samples += n as u64;
                         self.known.insert(shard_key(&path), (path, n));
                     }
                     Err(e) => self.reject(path, e)?,
                 }
             }
         }
+        if !self.changed {
+            return Ok(self.status());
+        }
         'window: loop {
-            let total: u64 = self.known.values().map(|(_, n)| *n as u64).sum();
-            let want = self.cfg.window_size(total);
+            let want = self.cfg.window_size(self.known_samples);
             // Walk back from the newest shard until the window is covered.
             let mut chosen: Vec<(u128, String)> = Vec::new();
             let mut covered = 0u64;
@@ -239,7 +252,10 @@ impl ReplayWindow {
                             d
                         }
                         Err(e) => {
-                            self.known.remove(key);
+                            if let Some((_, n)) = self.known.remove(key) {
+                                self.known_samples -= n as u64;
+                            }
+                            self.known_names.remove(path.file_name().expect("a known shard has a file name"));
                             self.reject(path, e)?;
                             continue 'window;
                         }
@@ -255,6 +271,7 @@ impl ReplayWindow {
                 ends.push(acc);
             }
             self.snapshot = Arc::new(WindowSnapshot { shards, ends, skip: covered - want, len: want });
+            self.changed = false;
             return Ok(self.status());
         }
     }
@@ -278,11 +295,7 @@ impl ReplayWindow {
 
     /// Current counts.
     pub fn status(&self) -> WindowStatus {
-        WindowStatus {
-            total_samples: self.known.values().map(|(_, n)| *n as u64).sum(),
-            window_samples: self.snapshot.len,
-            shards: self.known.len(),
-        }
+        WindowStatus { total_samples: self.known_samples, window_samples: self.snapshot.len, shards: self.known.len() }
     }
 
     /// The current window, for sampling.
