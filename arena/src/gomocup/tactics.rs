@@ -6,11 +6,14 @@
 //! - a VCF of the side to move is played at once;
 //! - when the opponent has a VCF and its refutations are proved, the move is one of them: the
 //!   agent's if it picked one, else the refutation after which the opponent is worst off by the
-//!   agent's value;
+//!   agent's value. With a VCT budget, a refutation after which the opponent is proved to have a
+//!   VCT is dropped unless every one is (stopping the fours does not help against a VCT);
 //! - otherwise, with a VCT budget, the same for VCTs: a VCT of the side to move is played at once
 //!   (a proved win: every defence loses), and when the opponent has a VCT and some moves are
 //!   proved to refute it, the move is one of those. A VCT threat no move is proved to refute
 //!   leaves the search to decide.
+
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
 use renju_rules::vcf::{self, refutations, vcf, Limits, Vcf};
@@ -59,7 +62,8 @@ pub fn before_search(game: &Game, mover: Color, vcf_limits: &Limits, vct_limits:
         }
         match refutations(board, mover, vcf_limits) {
             vcf::Defence::Threat { threat, refutations } if !refutations.is_empty() => {
-                return Tactic::Defend { threat, refutations, by: Solver::Vcf }
+                let refutations = without_vct_losses(board, mover, refutations, vct_limits);
+                return Tactic::Defend { threat, refutations, by: Solver::Vcf };
             }
             // Every move loses to a VCF: no threat search can help.
             vcf::Defence::Threat { .. } => return Tactic::None,
@@ -77,6 +81,43 @@ pub fn before_search(game: &Game, mover: Color, vcf_limits: &Limits, vct_limits:
             Tactic::Defend { threat, refutations, by: Solver::Vct }
         }
         _ => Tactic::None,
+    }
+}
+
+/// The refutations of an opponent VCF (`refutations`, moves of `mover`) after which the opponent
+/// is not proved to have a VCT: each asked within `vct_limits`' nodes, all of them within its
+/// time (a move not asked for lack of time is kept). All of them when each loses to a VCT, when
+/// there is only one, or without a VCT budget.
+fn without_vct_losses(
+    board: &renju_rules::Board,
+    mover: Color,
+    refutations: Vec<Point>,
+    vct_limits: &Limits,
+) -> Vec<Point> {
+    if vct_limits.nodes == 0 || refutations.len() < 2 {
+        return refutations;
+    }
+    let deadline = vct_limits.time.map(|t| Instant::now() + t);
+    let mut board = board.clone();
+    let safe: Vec<Point> = refutations
+        .iter()
+        .copied()
+        .filter(|&r| {
+            let time = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            if time == Some(Duration::ZERO) {
+                return true;
+            }
+            board.place(r, mover);
+            let lost =
+                matches!(vct(&board, mover.opponent(), &Limits { nodes: vct_limits.nodes, time }), Vct::Win { .. });
+            board.undo();
+            !lost
+        })
+        .collect();
+    if safe.is_empty() {
+        refutations
+    } else {
+        safe
     }
 }
 
@@ -140,4 +181,56 @@ pub fn defend(game: &Game, chosen: Action, refutations: &[Point], agent: &mut dy
         }
     }
     Ok(best.1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use renju_rules::notation::{parse_moves, parse_point};
+    use renju_rules::Rule;
+
+    /// A midgame of a match against Rapfi, Black to move. White's diagonal three e10 f9 g8 makes
+    /// a four-three threat (a VCF); exactly d11 and h7, its two ends, stop the VCF. After d11
+    /// White still wins by a VCT (as the game went); after h7 no VCT is found within a million
+    /// nodes.
+    const MOVES: &str = "h8 h9 i7 g9 i9 g7 f8 g8 g10 i10 j11 g6 g5 d9 f7 f9 e9 e10";
+    const SAFE: &str = "h7";
+
+    fn position() -> Game {
+        Game::from_position(15, Rule::Renju, &parse_moves(MOVES, 15).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_vcf_refutation_that_loses_to_a_vct_is_dropped() {
+        let game = position();
+        assert_eq!(game.next_color(), Color::Black);
+        let (d11, safe) = (parse_point("d11", 15).unwrap(), parse_point(SAFE, 15).unwrap());
+        // The solvers' answers: exactly these two stop White's VCF; after d11 White has a VCT,
+        // after h7 none is found.
+        let vcf_limits = Limits::nodes(1_000_000);
+        let vcf::Defence::Threat { mut refutations, .. } = refutations(game.board(), Color::Black, &vcf_limits) else {
+            panic!("White threatens a VCF here")
+        };
+        refutations.sort_by_key(|p| p.index(15));
+        let mut both = vec![d11, safe];
+        both.sort_by_key(|p| p.index(15));
+        assert_eq!(refutations, both);
+        let after = |p: Point| {
+            let mut b = game.board().clone();
+            b.place(p, Color::Black);
+            vct(&b, Color::White, &Limits::nodes(1_000_000))
+        };
+        assert!(matches!(after(d11), Vct::Win { .. }));
+        assert!(!matches!(after(safe), Vct::Win { .. }));
+        // With a VCT budget the tactics keep the safe refutation alone; without one, both.
+        let with = before_search(&game, Color::Black, &vcf_limits, &Limits::nodes(20_000));
+        assert!(
+            matches!(&with, Tactic::Defend { refutations, by: Solver::Vcf, .. } if refutations == &vec![safe]),
+            "{with:?}"
+        );
+        let without = before_search(&game, Color::Black, &vcf_limits, &Limits::nodes(0));
+        let Tactic::Defend { refutations: mut kept, .. } = without else { panic!("{without:?}") };
+        kept.sort_by_key(|p| p.index(15));
+        assert_eq!(kept, both);
+    }
 }
