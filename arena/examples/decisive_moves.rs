@@ -28,18 +28,11 @@ use renju_rules::vct::{vct, Vct};
 use renju_rules::{Board, Color, Point, Rule};
 
 /// The defence question before a move, in the example's classes. Where the move was one of the
-/// refutations, also whether another refutation leaves the opponent without a VCF or VCT.
-fn class(d: &Defence, board: &Board, played: Point, c: Color, vcf_nodes: u64, vct_nodes: u64) -> String {
+/// refutations, also after how many of them the opponent has neither a VCF nor a VCT (`safe`).
+fn class(d: &Defence, played: Point, safe: &mut impl FnMut(Point) -> bool) -> String {
     match d {
         Defence::Refuted { refutations, by, .. } if refutations.contains(&played) => {
-            let safe = refutations
-                .iter()
-                .filter(|&&r| {
-                    let mut b = board.clone();
-                    b.place(r, c);
-                    !has_win(&b, c.opponent(), vcf_nodes, vct_nodes)
-                })
-                .count();
+            let safe = refutations.iter().filter(|&&r| safe(r)).count();
             format!("{by} threat, the move one of {} refutations, {safe} of them safe", refutations.len())
         }
         Defence::Refuted { by, .. } => format!("{by} threat, the move not a refutation"),
@@ -97,11 +90,21 @@ fn main() -> Result<()> {
                 let mut after = board.clone();
                 after.place(p, c);
                 if has_win(&after, c.opponent(), vcf_nodes, big) {
+                    // Whether a refutation is safe does not depend on the budget asked: each
+                    // is solved once.
+                    let mut known = std::collections::HashMap::new();
+                    let mut safe = |r: Point| {
+                        *known.entry(r).or_insert_with(|| {
+                            let mut b = board.clone();
+                            b.place(r, c);
+                            !has_win(&b, c.opponent(), vcf_nodes, big)
+                        })
+                    };
                     let classes: Vec<String> = budgets
                         .iter()
                         .map(|&b| {
                             let d = defence(&board, c, &Limits::nodes(vcf_nodes), &Limits::nodes(b));
-                            class(&d, &board, p, c, vcf_nodes, big)
+                            class(&d, p, &mut safe)
                         })
                         .collect();
                     found = Some((k, classes));
