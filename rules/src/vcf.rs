@@ -40,6 +40,18 @@ impl Limits {
     pub fn nodes(nodes: u64) -> Limits {
         Limits { nodes, time: None }
     }
+
+    /// The instant these limits' time runs out, counted from now (`None`: no time limit).
+    pub fn deadline(&self) -> Option<Instant> {
+        self.time.map(|t| Instant::now() + t)
+    }
+
+    /// `nodes` nodes within the time left before `deadline` (shared by several solver calls);
+    /// `None` once it has passed.
+    pub fn before(nodes: u64, deadline: Option<Instant>) -> Option<Limits> {
+        let time = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        (time != Some(Duration::ZERO)).then_some(Limits { nodes, time })
+    }
 }
 
 /// The solver's verdict.
@@ -114,7 +126,7 @@ impl Solver {
             defender_forbidden: renju && attacker == Color::White,
             attacker_forbidden: renju && attacker == Color::Black,
             limit: limits.nodes,
-            deadline: limits.time.map(|t| Instant::now() + t),
+            deadline: limits.deadline(),
             nodes: 0,
             out: false,
             disproved: HashSet::new(),
@@ -281,14 +293,11 @@ pub enum Defence {
 /// if any, joins the known lines).
 pub fn refutations(board: &Board, defender: Color, limits: &Limits) -> Defence {
     let attacker = defender.opponent();
-    let deadline = limits.time.map(|t| Instant::now() + t);
+    let deadline = limits.deadline();
     let mut left = limits.nodes;
     let call = |b: &Board, left: &mut u64| -> Vcf {
-        let time = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-        if time == Some(Duration::ZERO) {
-            return Vcf::Unknown;
-        }
-        let (v, st) = vcf_with_stats(b, attacker, &Limits { nodes: *left, time });
+        let Some(limits) = Limits::before(*left, deadline) else { return Vcf::Unknown };
+        let (v, st) = vcf_with_stats(b, attacker, &limits);
         *left = left.saturating_sub(st.nodes);
         v
     };

@@ -43,7 +43,7 @@
 use crate::board::{Board, Color, Point, PointSet, Rule, Verdict, DIRS};
 use crate::vcf::{self, five_points, Limits, Vcf};
 use std::collections::{HashMap, HashSet};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Search options beside the budgets of [`Limits`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -173,7 +173,7 @@ impl Solver {
             defender_forbidden: renju && attacker == Color::White,
             options: *options,
             limit: limits.nodes,
-            deadline: limits.time.map(|t| Instant::now() + t),
+            deadline: limits.deadline(),
             nodes: 0,
             vcf_nodes: 0,
             out: false,
@@ -394,12 +394,11 @@ impl Solver {
         if budget == 0 {
             return None;
         }
-        let time = self.deadline.map(|d| d.saturating_duration_since(Instant::now()));
-        if time == Some(Duration::ZERO) {
+        let Some(limits) = Limits::before(budget, self.deadline) else {
             self.out = true;
             return None;
-        }
-        let (v, st) = vcf::vcf_with_stats(b, self.attacker, &Limits { nodes: budget, time });
+        };
+        let (v, st) = vcf::vcf_with_stats(b, self.attacker, &limits);
         self.vcf_nodes += st.nodes;
         let Vcf::Win { line } = v else { return None };
         // Threats: A's moves, less a final five.

@@ -13,8 +13,6 @@
 //!   proved to refute it, the move is one of those. A VCT threat no move is proved to refute
 //!   leaves the search to decide.
 
-use std::time::{Duration, Instant};
-
 use anyhow::{anyhow, Result};
 use renju_rules::vcf::{self, refutations, vcf, Limits, Vcf};
 use renju_rules::vct::{vct, vct_refutations, Vct, VctDefence};
@@ -97,19 +95,15 @@ fn without_vct_losses(
     if vct_limits.nodes == 0 || refutations.len() < 2 {
         return refutations;
     }
-    let deadline = vct_limits.time.map(|t| Instant::now() + t);
+    let deadline = vct_limits.deadline();
     let mut board = board.clone();
     let safe: Vec<Point> = refutations
         .iter()
         .copied()
         .filter(|&r| {
-            let time = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-            if time == Some(Duration::ZERO) {
-                return true;
-            }
+            let Some(limits) = Limits::before(vct_limits.nodes, deadline) else { return true };
             board.place(r, mover);
-            let lost =
-                matches!(vct(&board, mover.opponent(), &Limits { nodes: vct_limits.nodes, time }), Vct::Win { .. });
+            let lost = matches!(vct(&board, mover.opponent(), &limits), Vct::Win { .. });
             board.undo();
             !lost
         })
