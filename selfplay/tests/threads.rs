@@ -4,7 +4,7 @@
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use renju_rules::{Action, Game, Point, Rule};
+use renju_rules::{Action, Game, Point, Protocol, Rule};
 use renju_selfplay::action::{action_from_index, action_index};
 use renju_selfplay::eval::{EvalOutput, Evaluator, HeuristicEvaluator};
 use renju_selfplay::mcts::{pick_by_visits, search_parallel, search_with, Mcts, SearchConfig};
@@ -92,4 +92,35 @@ fn one_evaluator_is_the_one_thread_search_bit_for_bit() {
     assert_eq!(a.root_children(), b.root_children());
     assert_eq!(a.tree_size(), b.tree_size());
     assert_eq!(a.root_value().to_bits(), b.root_value().to_bits());
+}
+
+#[test]
+fn a_search_whose_playouts_all_end_in_draws_stops_at_its_deadline() {
+    // A stone cap one above the stones on the board: every move ends the game in a draw, so
+    // after the root's evaluation every playout is backed up without one and the root is never
+    // proven (a draw proves nothing). Only the deadline ends these searches.
+    let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: false }, Some(6)).unwrap();
+    for (x, y) in [(7, 7), (8, 8), (6, 8), (7, 6), (8, 6)] {
+        g.apply(Action::Place(Point::new(x, y))).unwrap();
+    }
+    assert!(g.outcome().is_none());
+    for threads in [1, 2] {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let g = g.clone();
+        std::thread::spawn(move || {
+            let mut m = Mcts::new(&g, SearchConfig::default());
+            let deadline = std::time::Instant::now() + std::time::Duration::from_millis(20);
+            let mut rng = ChaCha8Rng::seed_from_u64(3);
+            let r = search_parallel(&mut m, u32::MAX, 8, Some(deadline), &mut rng, &mut heuristics(threads));
+            let _ = tx.send(r.map(|()| (m.root_visits(), m.root_proven())));
+        });
+        // Generous: the search ends about 20 ms in; without a bound on the playouts of one
+        // gather it would run until u32::MAX root visits.
+        let (visits, proven) = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("{threads} threads: the search ran a minute past its 20 ms deadline"))
+            .unwrap();
+        assert!(visits > 1, "{threads} threads: the draws were searched");
+        assert_eq!(proven, None, "{threads} threads: draws prove nothing");
+    }
 }

@@ -5,6 +5,14 @@
 use super::Mcts;
 use rand::Rng;
 
+/// The most playouts one [`Mcts::gather`] call of the drivers runs. A playout that ends at a
+/// terminal or proven node is backed up inside the call without an evaluation, so where most of
+/// them do (a board about to fill, a stone cap about to be reached: draws prove nothing), a call
+/// bounded only by the remaining budget would run far past the deadline, and in
+/// [`search_parallel`] hold the tree's lock from the other threads all that time. Between calls
+/// the drivers check the deadline.
+const GATHER_PLAYOUTS: usize = 1024;
+
 /// Run a whole search on one tree with a synchronous evaluator call per batch: playouts until
 /// the root has `visits` visits, leaves evaluated `batch` at a time by `eval`
 /// (`planes, globals, n -> (logits, wdl)`). Used by tests, benches and single-game play.
@@ -40,7 +48,7 @@ where
         globals.clear();
         let before = mcts.root_visits();
         let want = mcts.search_remaining(visits) as usize;
-        let k = mcts.gather(batch.min(want).max(1), want.max(1), &mut planes, &mut globals);
+        let k = mcts.gather(batch.min(want).max(1), want.clamp(1, GATHER_PLAYOUTS), &mut planes, &mut globals);
         if k > 0 {
             let out = eval(&planes, &globals, k)?;
             mcts.deliver(&out.policy_logits, &out.wdl, rng);
@@ -156,7 +164,7 @@ where
         planes.clear();
         globals.clear();
         let before = sh.mcts.root_visits();
-        let k = sh.mcts.gather(batch.min(want).max(1), want, &mut planes, &mut globals);
+        let k = sh.mcts.gather(batch.min(want).max(1), want.min(GATHER_PLAYOUTS), &mut planes, &mut globals);
         if k == 0 {
             if sh.mcts.in_flight > 0 {
                 // Every leaf reached is in another thread's batch: wait for a delivery.
