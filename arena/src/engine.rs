@@ -15,7 +15,8 @@
 //!
 //! An engine only places stones: a game with protocol decisions (swap, offers, ...) must start
 //! after them (the arena's `rif26` openings do). Running out of `2 * time + 3 s` for an answer,
-//! `ERROR`, or an unparsable answer is an error (the arena scores it as a loss). With a match
+//! `ERROR`, or an unparsable answer is an error (the arena scores it as a loss and starts the
+//! engine afresh for its next game). With a match
 //! clock, the time from sending a position to its answer is charged to the engine's clock for the
 //! game, and an engine whose clock runs out loses the game on time (an error naming the time
 //! used). Answers slower than `timeout_turn` are counted and reported on stderr when the engine

@@ -184,6 +184,10 @@ pub fn play_game(
             }
             Err(e) => {
                 forfeit = Some((who, format!("{} failed: {e:#}", names[idx])));
+                // A failed agent may be stuck (an engine that stopped answering would not answer
+                // the next game's START either): dropping it ends it, and the next game builds
+                // a fresh one.
+                agents[idx] = None;
                 break;
             }
         }
@@ -570,6 +574,21 @@ mod tests {
     fn kebab_case_reasons() {
         assert_eq!(kebab("ForbiddenMove"), "forbidden-move");
         assert_eq!(kebab("Five"), "five");
+    }
+
+    #[test]
+    fn an_engine_that_stops_answering_loses_its_game_and_is_restarted() {
+        // Answers START, then never again: each game's engine times out on its first move.
+        let hang = r#"e=engine:"sh -c 'read -r l; echo OK; exec sleep 60'",time=0.05"#;
+        let players =
+            vec![PlayerSpec::parse_named(hang).unwrap(), PlayerSpec::parse_named("h=heuristic,playouts=8").unwrap()];
+        let cfg = ArenaConfig { games: 2, threads: 1, openings: OpeningMode::Rif26, ..Default::default() };
+        let a = run_arena(&players, &cfg, &no_models, |_| {}).unwrap();
+        assert_eq!(a.records.len(), 2, "the second game is played with a fresh engine");
+        for r in &a.records {
+            assert!(r.reason.starts_with("forfeit: e failed") && r.reason.contains("did not answer"), "{r:?}");
+            assert_eq!(r.score_of("h"), Some(1.0), "{r:?}");
+        }
     }
 
     #[test]
