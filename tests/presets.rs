@@ -162,6 +162,17 @@ fn the_default_run_is_the_line_pattern_net_on_two_cores() {
 }
 
 #[test]
+fn the_search_policy_temperature_must_be_positive() {
+    assert_eq!(preset("quick").selfplay.search.policy_temperature, 1.0, "self-play's priors are the policy head's");
+    let ok = RunConfig::parse("[selfplay.search]\npolicy_temperature = 1.5\n", "warm").unwrap();
+    assert_eq!(ok.selfplay.search.policy_temperature, 1.5);
+    for bad in ["0.0", "-1.0", "inf"] {
+        let err = RunConfig::parse(&format!("[selfplay.search]\npolicy_temperature = {bad}\n"), "bad").unwrap_err();
+        assert!(format!("{err:#}").contains("search.policy_temperature"), "{bad}: {err:#}");
+    }
+}
+
+#[test]
 fn the_resnet_presets_have_their_towers() {
     let quick = preset("quick");
     let gpu = preset("resnet-10x128-gpu");

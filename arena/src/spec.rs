@@ -36,7 +36,8 @@ pub enum PlayerKind {
 /// `vcf_nodes=N` (the VCF check at node
 /// expansion with N solver nodes per call, `SearchConfig::vcf_nodes`; default 0, off), `vct_nodes=N`
 /// and `vct_visits=V` (the VCT check of a node with V visits, `SearchConfig::vct_nodes`; default 0,
-/// off),
+/// off), `policy_temp=T` (the search's priors from the policy logits divided by T,
+/// `SearchConfig::policy_temperature`; default 1),
 /// `inputs=full|stones` (`stones`: the network sees ordinary placements as an engine that knows
 /// only the stones gives them, [`StonesOnlyEvaluator`]; default `full`); for
 /// engines: `nodes=N` (nodes per move, `INFO max_node`), `depth=D` (search depth per move,
@@ -169,9 +170,14 @@ impl PlayerSpec {
                         s.config.vct_nodes = n as u64;
                     }
                     "vct_visits" => s.config.vct_visits = whole(k, v)? as u32,
+                    "policy_temp" => {
+                        let t = num(k, v)?;
+                        ensure!(t > 0.0, "player {name}: policy_temp={v} must be a positive number");
+                        s.config.policy_temperature = t as f32;
+                    }
                     other => bail!(
                         "player {name}: unknown option '{other}' (search players take playouts, time, batch, threads, explore, \
-                         cpuct, fpu, root_fpu, algorithm, vcf_nodes, vct_nodes, vct_visits, inputs)"
+                         cpuct, fpu, root_fpu, algorithm, vcf_nodes, vct_nodes, vct_visits, policy_temp, inputs)"
                     ),
                 }
             }
@@ -235,6 +241,12 @@ mod tests {
         }
         let e = format!("{:#}", PlayerSpec::parse_named("h=heuristic,fpu=-1").unwrap_err());
         assert!(e.contains("fpu=-1 must be a non-negative number"), "{e}");
+        match PlayerSpec::parse_named("h=heuristic,policy_temp=1.4").unwrap().kind {
+            PlayerKind::Search { settings, .. } => assert_eq!(settings.config.policy_temperature, 1.4),
+            other => panic!("not a search player: {other:?}"),
+        }
+        let e = format!("{:#}", PlayerSpec::parse_named("h=heuristic,policy_temp=0").unwrap_err());
+        assert!(e.contains("policy_temp=0 must be a positive number"), "{e}");
         let p = PlayerSpec::parse_named("h=heuristic,time=0.5,explore=4,vcf_nodes=300").unwrap();
         match &p.kind {
             PlayerKind::Search { eval, settings } => {

@@ -123,6 +123,8 @@ impl SelfplayConfig {
             "short_value_horizon {} must be a number of decisions, at least 1",
             self.short_value_horizon
         );
+        let t = self.search.policy_temperature;
+        anyhow::ensure!(t > 0.0 && t.is_finite(), "search.policy_temperature {t} must be a positive number");
         Game::new(self.size, self.rule, self.protocol.clone(), self.stone_cap)
             .map_err(|e| anyhow!("invalid game settings: {e}"))?;
         Ok(())

@@ -75,6 +75,10 @@ pub const KEYS: &[(&str, &str)] = &[
         "selfplay.search.forced_playouts",
         "KataGo's forced playouts at a noised root, sqrt(k P N) each, pruned from the policy target (k, KataGo 2; 0 = off)",
     ),
+    (
+        "selfplay.search.policy_temperature",
+        "the search's priors are the softmax of the policy logits divided by this (lc0's policy temperature; 1 = as they are)",
+    ),
     ("server.max_batch", "largest evaluation batch, positions"),
     ("server.max_wait_us", "longest wait for a batch to fill, microseconds"),
     (

@@ -3,6 +3,13 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The policy temperature ([`SearchConfig::policy_temperature`]) of the searches that play and
+/// analyse (the Gomocup brain, `analyze`, `serve`): at 2 the search spreads its playouts wider
+/// than the policy head alone would (measured against Rapfi on the 26 RIF openings:
+/// docs/experiments/2026-12-play-time-levers.md). Self-play, the arena's search players and
+/// the learning curve keep 1, the setting every strength-ladder figure was measured with.
+pub const PLAY_POLICY_TEMPERATURE: f32 = 2.0;
+
 /// Search parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -62,6 +69,11 @@ pub struct SearchConfig {
     /// PUCT would not have given it (at most its forced ones), and drop a child left with a
     /// single visit. This is `k` (KataGo: 2); 0 turns both off. Default 0 (off).
     pub forced_playouts: f32,
+    /// Policy temperature of the search (lc0's policy softmax temperature): a node's children
+    /// get the softmax of their logits divided by it as their priors, so above 1 the search
+    /// looks wider than the policy head alone would send it. The policy target (visit counts)
+    /// is unchanged. Must be positive. Default 1.0 (the policy head's own priors).
+    pub policy_temperature: f32,
 }
 
 impl Default for SearchConfig {
@@ -82,6 +94,7 @@ impl Default for SearchConfig {
             vct_visits: 8,
             solver: false,
             forced_playouts: 0.0,
+            policy_temperature: 1.0,
         }
     }
 }

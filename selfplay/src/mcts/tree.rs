@@ -181,6 +181,8 @@ pub struct LeafBatch {
     /// Per leaf, once prepared: whether its children's tail is left unsorted.
     tail_unsorted: Vec<bool>,
     prepared: bool,
+    /// The tree's [`SearchConfig::policy_temperature`].
+    policy_temperature: f32,
 }
 
 impl LeafBatch {
@@ -211,7 +213,7 @@ impl LeafBatch {
         for j in 0..k {
             let n = self.kid_count(j);
             let kids = &mut self.kids[at..at + n];
-            set_priors(kids, &logits[j * a..(j + 1) * a], &mut priors);
+            set_priors(kids, &logits[j * a..(j + 1) * a], self.policy_temperature, &mut priors);
             self.tail_unsorted.push(order_children(kids, self.is_root[j], &mut sorter));
             at += n;
         }
@@ -722,7 +724,7 @@ impl Mcts {
         for (j, &(leaf, ps, pe)) in pending.iter().enumerate() {
             let row = &logits[j * a..(j + 1) * a];
             let nd = self.nodes[leaf as usize];
-            set_priors(&mut self.nodes[nd.children()], row, &mut self.priors);
+            set_priors(&mut self.nodes[nd.children()], row, self.cfg.policy_temperature, &mut self.priors);
             self.nodes[leaf as usize].state = Expanded;
             self.sort_children(leaf);
             let w = &wdl[j * 3..j * 3 + 3];
@@ -750,6 +752,7 @@ impl Mcts {
         let mut b = LeafBatch {
             pending: std::mem::take(&mut self.pending),
             paths: std::mem::take(&mut self.paths),
+            policy_temperature: self.cfg.policy_temperature,
             ..LeafBatch::default()
         };
         for &(leaf, _, _) in &b.pending {
@@ -941,11 +944,17 @@ impl Mcts {
     }
 }
 
-/// Sets the priors of a fresh node's children: the softmax of their logits in `row` (`[A]`);
-/// `scratch` holds the logits meanwhile.
-fn set_priors(kids: &mut [Node], row: &[f32], scratch: &mut Vec<f32>) {
+/// Sets the priors of a fresh node's children: the softmax of their logits in `row` (`[A]`)
+/// divided by `temperature` (at 1 the logits as they are, bit for bit); `scratch` holds the
+/// logits meanwhile.
+fn set_priors(kids: &mut [Node], row: &[f32], temperature: f32, scratch: &mut Vec<f32>) {
     scratch.clear();
-    scratch.extend(kids.iter().map(|ch| row[ch.action as usize]));
+    if temperature == 1.0 {
+        scratch.extend(kids.iter().map(|ch| row[ch.action as usize]));
+    } else {
+        let inv = 1.0 / temperature;
+        scratch.extend(kids.iter().map(|ch| row[ch.action as usize] * inv));
+    }
     softmax(scratch);
     for (ch, &p) in kids.iter_mut().zip(scratch.iter()) {
         ch.prior = p;
@@ -1138,17 +1147,54 @@ mod tests {
         assert!(m.child_values_after(&[g.board().stones()[0].0.index(15)]).is_empty(), "an occupied point");
     }
 
+    /// The priors of a node's children are the softmax of their logits divided by the policy
+    /// temperature, computed here from the definition in f64 (at 1 the logits as they are).
+    #[test]
+    fn priors_are_the_softmax_of_the_logits_over_the_policy_temperature() {
+        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: true }, None).unwrap();
+        for (x, y) in [(7, 7), (8, 8), (7, 8), (6, 6)] {
+            g.apply(Action::Place(Point::new(x, y))).unwrap();
+        }
+        let mut ev = HeuristicEvaluator::new(15);
+        let mut spreads = Vec::new();
+        for t in [1.0f32, 0.5, 2.5] {
+            let mut m = Mcts::new(&g, SearchConfig { policy_temperature: t, ..SearchConfig::default() });
+            let (mut planes, mut legal) = (Vec::new(), Vec::new());
+            assert_eq!(m.gather(1, 1, &mut planes, &mut legal), 1, "the root is the first leaf");
+            let out = ev.evaluate(&planes, &legal, 1).unwrap();
+            let mut rng = ChaCha8Rng::seed_from_u64(1);
+            m.deliver(&out.policy_logits, &out.wdl, &mut rng);
+            let kids = &m.nodes[m.nodes[m.root as usize].children()];
+            assert!(kids.len() > 100);
+            let z: f64 = kids.iter().map(|c| (out.policy_logits[c.action as usize] as f64 / t as f64).exp()).sum();
+            for c in kids {
+                let want = (out.policy_logits[c.action as usize] as f64 / t as f64).exp() / z;
+                assert!((c.prior as f64 - want).abs() < 1e-5, "T {t}, action {}: {} against {want}", c.action, c.prior);
+            }
+            let top = kids.iter().map(|c| c.prior).fold(0.0f32, f32::max);
+            spreads.push(top);
+        }
+        // A cooler temperature sharpens the priors, a warmer one flattens them.
+        assert!(spreads[1] > spreads[0] && spreads[0] > spreads[2], "largest priors {spreads:?}");
+    }
+
     /// A batch taken out, prepared without the tree and delivered leaves the tree exactly as
     /// delivering the same evaluations in place does (every node field, in order), at the
     /// root's own expansion and deeper, where only a prefix of the children is sorted.
     #[test]
     fn a_prepared_batch_delivers_exactly_what_deliver_does() {
+        for policy_temperature in [1.0, 1.7] {
+            prepared_batch_matches_deliver(SearchConfig { policy_temperature, ..SearchConfig::default() });
+        }
+    }
+
+    fn prepared_batch_matches_deliver(cfg: SearchConfig) {
         let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: false }, None).unwrap();
         for (x, y) in [(7, 7), (8, 8), (7, 8)] {
             g.apply(Action::Place(Point::new(x, y))).unwrap();
         }
         let mut ev = HeuristicEvaluator::new(15);
-        let (mut a, mut b) = (Mcts::new(&g, SearchConfig::default()), Mcts::new(&g, SearchConfig::default()));
+        let (mut a, mut b) = (Mcts::new(&g, cfg.clone()), Mcts::new(&g, cfg));
         let mut rng = ChaCha8Rng::seed_from_u64(2);
         for round in 0..40 {
             let (mut pa, mut ga, mut pb, mut gb) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
