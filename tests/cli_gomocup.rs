@@ -234,7 +234,7 @@ fn vcf_budget_flags_and_the_rule_in_the_help() {
 }
 
 /// `--threads N` searches with N threads (answers as one thread does, a legal move), takes the
-/// manager's `INFO thread_num`, and refuses 0 naming the flag.
+/// manager's `INFO thread_num`, and refuses 0 threads (and a policy temperature of 0) naming the flag.
 #[test]
 fn threads_flag_and_info_thread_num() {
     let run = |args: &[&str], script: &[u8]| {
@@ -263,6 +263,9 @@ fn threads_flag_and_info_thread_num() {
     let out = run(&["--threads", "0"], b"END\n");
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--threads must be at least 1"));
+    let out = run(&["--policy-temperature", "0"], b"END\n");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--policy-temperature 0 must be a positive number"));
 }
 
 /// Yixin-Board's extensions through the CLI (the candidate lines are MESSAGEs, which the reader

@@ -6,7 +6,7 @@ use anyhow::Result;
 use renju_arena::agent::{MctsAgent, SearchSettings};
 use renju_arena::analysis::{serve, AgentFactory, AnalysisOptions, Engine, Output};
 use renju_selfplay::eval::EvaluatorSpec;
-use renju_selfplay::mcts::SearchConfig;
+use renju_selfplay::mcts::{SearchConfig, PLAY_POLICY_TEMPERATURE};
 use renju_trainer::config::DeviceChoice;
 use renju_trainer::model::{check_playable, evaluator_loader};
 
@@ -45,6 +45,10 @@ pub struct EngineArgs {
     /// Visits a node has before the VCT check asks (0: at its expansion).
     #[arg(long, default_value_t = SearchConfig::default().vct_visits)]
     pub vct_visits: u32,
+    /// The search's priors are the softmax of the policy logits divided by this (1: as they are;
+    /// above 1 the search looks wider than the policy head alone would send it).
+    #[arg(long, default_value_t = PLAY_POLICY_TEMPERATURE)]
+    pub policy_temperature: f32,
 }
 
 /// Arguments of `renju-zero analyze`.
@@ -71,12 +75,18 @@ impl EngineArgs {
         anyhow::ensure!(self.visits >= 1, "--visits must be at least 1");
         anyhow::ensure!(self.max_tree_mb >= 1, "--max-tree-mb must be at least 1");
         anyhow::ensure!(self.threads != Some(0), "--threads must be at least 1");
+        anyhow::ensure!(
+            self.policy_temperature.is_finite() && self.policy_temperature > 0.0,
+            "--policy-temperature {} must be a positive number",
+            self.policy_temperature
+        );
         let threads = self.threads.unwrap_or_else(crate::cmd::arena::default_threads);
         let load_model = evaluator_loader(DeviceChoice::Auto);
         let config = SearchConfig {
             vcf_nodes: self.vcf_nodes,
             vct_nodes: self.vct_nodes,
             vct_visits: self.vct_visits,
+            policy_temperature: self.policy_temperature,
             ..SearchConfig::default()
         };
         let batch = self.batch.max(1);

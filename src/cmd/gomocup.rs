@@ -8,7 +8,7 @@ use renju_arena::agent::{Agent, MctsAgent, SearchSettings};
 use renju_arena::gomocup::{serve_interruptible, Brain, BrainOptions};
 use renju_selfplay::eval::EvaluatorSpec;
 use renju_selfplay::linepattern::shipped::SHIPPED_SIZE;
-use renju_selfplay::mcts::{SearchAlgorithm, SearchConfig};
+use renju_selfplay::mcts::{SearchAlgorithm, SearchConfig, PLAY_POLICY_TEMPERATURE};
 use renju_trainer::config::DeviceChoice;
 use renju_trainer::model::{check_playable, evaluator_loader};
 
@@ -56,6 +56,10 @@ pub struct GomocupArgs {
     /// Visits a node has before the VCT check asks (0: at its expansion).
     #[arg(long, default_value_t = SearchConfig::default().vct_visits)]
     pub vct_visits: u32,
+    /// The search's priors are the softmax of the policy logits divided by this (1: as they are;
+    /// above 1 the search looks wider than the policy head alone would send it).
+    #[arg(long, default_value_t = PLAY_POLICY_TEMPERATURE)]
+    pub policy_temperature: f32,
     /// Start every move from an empty tree instead of keeping the subtree of the moves played
     /// (for measuring what tree reuse brings).
     #[arg(long)]
@@ -75,6 +79,11 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
         args.time
     );
     anyhow::ensure!(args.playouts != Some(0), "--playouts must be at least 1");
+    anyhow::ensure!(
+        args.policy_temperature.is_finite() && args.policy_temperature > 0.0,
+        "--policy-temperature {} must be a positive number",
+        args.policy_temperature
+    );
     let spec = EvaluatorSpec::parse(&args.model)?;
     // A model that is not there (or that this build cannot play) fails now, not at the
     // manager's START; the message is the loader's (the one `arena` and `openings` give).
@@ -89,6 +98,7 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
         vcf_nodes: args.vcf_nodes,
         vct_nodes: args.vct_nodes,
         vct_visits: args.vct_visits,
+        policy_temperature: args.policy_temperature,
         solver: true,
         ..SearchConfig::default()
     };
