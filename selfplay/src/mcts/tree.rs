@@ -945,16 +945,12 @@ impl Mcts {
 }
 
 /// Sets the priors of a fresh node's children: the softmax of their logits in `row` (`[A]`)
-/// divided by `temperature` (at 1 the logits as they are, bit for bit); `scratch` holds the
-/// logits meanwhile.
+/// divided by `temperature` (at 1 the logits as they are, bit for bit: a product with 1.0 is
+/// exact); `scratch` holds the logits meanwhile.
 fn set_priors(kids: &mut [Node], row: &[f32], temperature: f32, scratch: &mut Vec<f32>) {
     scratch.clear();
-    if temperature == 1.0 {
-        scratch.extend(kids.iter().map(|ch| row[ch.action as usize]));
-    } else {
-        let inv = 1.0 / temperature;
-        scratch.extend(kids.iter().map(|ch| row[ch.action as usize] * inv));
-    }
+    let inv = 1.0 / temperature;
+    scratch.extend(kids.iter().map(|ch| row[ch.action as usize] * inv));
     softmax(scratch);
     for (ch, &p) in kids.iter_mut().zip(scratch.iter()) {
         ch.prior = p;
