@@ -523,8 +523,11 @@ fn the_opponent_policy_head_learns_and_stays_out_of_the_published_model() {
     let first = t.train_steps(1).unwrap();
     // Untrained: about ln(A) = ln(239) = 5.5 nats on the 2/3 of positions with a reply.
     assert!(first.opponent_policy_loss > 2.5, "initial opponent-policy loss {}", first.opponent_policy_loss);
-    let m = t.train_steps(299).unwrap();
-    assert!(m.opponent_policy_loss < 0.3, "opponent-policy loss after training {}", m.opponent_policy_loss);
+    // The last 50 steps' mean: how far it learnt, not how fast (the mean over all steps
+    // depends on the initial weights, which tests running in parallel draw from torch's one RNG).
+    t.train_steps(249).unwrap();
+    let m = t.train_steps(50).unwrap();
+    assert!(m.opponent_policy_loss < 0.1, "opponent-policy loss after training {}", m.opponent_policy_loss);
     let total = m.policy_loss + m.value_loss + m.opponent_policy_loss;
     assert!((m.loss - total).abs() < 0.05 * total.max(0.1), "the loss {} is not the sum {total}", m.loss);
     // The published model has the usual outputs and plays without the head, in both families
