@@ -234,7 +234,8 @@ fn vcf_budget_flags_and_the_rule_in_the_help() {
 }
 
 /// `--threads N` searches with N threads (answers as one thread does, a legal move), takes the
-/// manager's `INFO thread_num`, and refuses 0 threads (and a policy temperature of 0) naming the flag.
+/// manager's `INFO thread_num`, and refuses 0 threads (and a policy temperature of 0, a negative
+/// `--lcb`) naming the flag; `--lcb 2` answers legal moves too.
 #[test]
 fn threads_flag_and_info_thread_num() {
     let run = |args: &[&str], script: &[u8]| {
@@ -249,6 +250,7 @@ fn threads_flag_and_info_thread_num() {
     for (args, script) in [
         (&["--threads", "2"][..], &b"START 15\nINFO rule 4\nBEGIN\nTURN 8,8\nTURN 0,0\nEND\n"[..]),
         (&["--threads", "3"][..], &b"START 15\nINFO thread_num 2\nINFO rule 4\nBEGIN\nTURN 8,8\nEND\n"[..]),
+        (&["--lcb", "2"][..], &b"START 15\nINFO rule 4\nBEGIN\nTURN 8,8\nTURN 0,0\nEND\n"[..]),
     ] {
         let out = run(args, script);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -266,6 +268,9 @@ fn threads_flag_and_info_thread_num() {
     let out = run(&["--policy-temperature", "0"], b"END\n");
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--policy-temperature 0 must be a positive number"));
+    let out = run(&["--lcb=-1"], b"END\n");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--lcb -1 must be a number of standard errors, 0 or more"));
 }
 
 /// Yixin-Board's extensions through the CLI (the candidate lines are MESSAGEs, which the reader

@@ -15,7 +15,7 @@ use renju_selfplay::action::{action_from_index, action_space_size};
 use renju_selfplay::encode::{encode, NUM_GLOBALS, NUM_PLANES};
 use renju_selfplay::eval::Evaluator;
 use renju_selfplay::mcts::{
-    pick_by_visits, search_parallel, search_until, search_with, Mcts, SearchAlgorithm, SearchConfig,
+    pick_by_lcb, pick_by_visits, search_parallel, search_until, search_with, Mcts, SearchAlgorithm, SearchConfig,
 };
 
 /// Simulations of a Gumbel root search under a time limit alone (it stops at the deadline,
@@ -166,6 +166,10 @@ pub struct SearchSettings {
     /// them inside another engine ([`renju_selfplay::stones_only::StonesOnlyEvaluator`]). Default
     /// off.
     pub stones_only: bool,
+    /// The move choice after the search (outside the `explore` decisions and a proven root):
+    /// `None` the most visited child ([`pick_by_visits`]), `Some(z)` the best lower confidence
+    /// bound of the value at `z` standard errors ([`pick_by_lcb`]). Default `None`.
+    pub lcb: Option<f32>,
 }
 
 impl Default for SearchSettings {
@@ -178,6 +182,7 @@ impl Default for SearchSettings {
             reuse_tree: false,
             threads: 1,
             stones_only: false,
+            lcb: None,
         }
     }
 }
@@ -434,6 +439,12 @@ impl Agent for MctsAgent {
         let choices = m.root_choices();
         let pick = if m.root_proven().is_some() { pick_by_visits(&choices, 0.0, &mut self.rng) } else { None }
             .or_else(|| m.gumbel_action().filter(|a| choices.iter().any(|c| c.0 == *a)))
+            .or_else(|| {
+                let z = self.settings.lcb.filter(|_| !explore)?;
+                let values: Vec<_> =
+                    m.root_child_values().into_iter().filter(|v| choices.iter().any(|c| c.0 == v.0)).collect();
+                pick_by_lcb(&values, z)
+            })
             .or_else(|| pick_by_visits(&choices, if explore { 1.0 } else { 0.0 }, &mut self.rng));
         let action = pick
             .and_then(|c| action_from_index(c, size))
@@ -547,6 +558,53 @@ mod tests {
         let t = Instant::now();
         agent(false).choose_stretched(&g, &unlimited, Some(plan)).unwrap();
         assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    }
+
+    /// `lcb: Some(z)` plays the root move [`pick_by_lcb`] picks from the searched candidates
+    /// (their visits and values), `None` the most visited; at z = 0 (the best value among the
+    /// moves with a tenth of the most visits) the two differ in some of these positions.
+    #[test]
+    fn the_lcb_choice_is_the_best_bound_among_the_searched_moves() {
+        use renju_rules::Point;
+        use renju_selfplay::action::action_index;
+        use renju_selfplay::eval::HeuristicEvaluator;
+        let mut differ = 0;
+        for (i, stones) in [
+            vec![(7, 7), (8, 8), (7, 8)],
+            vec![(7, 7), (8, 7), (6, 8), (8, 9)],
+            vec![(7, 7), (6, 6), (8, 6), (9, 5), (6, 8)],
+            vec![(7, 7), (7, 8), (8, 6), (6, 8), (9, 5)],
+            vec![(7, 7), (8, 8), (6, 6), (9, 9), (6, 8)],
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let pts: Vec<Point> = stones.iter().map(|&(x, y)| Point::new(x, y)).collect();
+            let g = Game::from_position(15, renju_rules::Rule::Renju, &pts).unwrap();
+            let pick = |lcb: Option<f32>| {
+                let s = SearchSettings {
+                    limit: SearchLimit { playouts: Some(400), time: None },
+                    reuse_tree: true,
+                    lcb,
+                    ..Default::default()
+                };
+                let mut a = MctsAgent::new(Box::new(HeuristicEvaluator::new(15)), s);
+                a.new_game(i as u64).unwrap();
+                let c = a.choose(&g).unwrap();
+                let idx = |x: Action| action_index(x, 15);
+                let cands: Vec<(usize, u32, f32)> =
+                    a.candidates(&g, 1).iter().map(|c| (idx(c.action), c.visits as u32, c.value)).collect();
+                (idx(c.action), cands)
+            };
+            for z in [0.0, 1.0, 3.0] {
+                let (chosen, cands) = pick(Some(z));
+                assert_eq!(Some(chosen), pick_by_lcb(&cands, z), "position {i}, z = {z}");
+            }
+            let (most, cands) = pick(None);
+            assert_eq!(Some(most), pick_by_visits(&cands, 0.0, &mut ChaCha8Rng::seed_from_u64(0)), "position {i}");
+            differ += usize::from(pick(Some(0.0)).0 != most);
+        }
+        assert!(differ > 0, "the best value was the most visited move in every position");
     }
 
     /// Two search threads (two evaluators): legal moves, the playout limit exactly (the

@@ -37,7 +37,9 @@ pub enum PlayerKind {
 /// expansion with N solver nodes per call, `SearchConfig::vcf_nodes`; default 0, off), `vct_nodes=N`
 /// and `vct_visits=V` (the VCT check of a node with V visits, `SearchConfig::vct_nodes`; default 0,
 /// off), `policy_temp=T` (the search's priors from the policy logits divided by T,
-/// `SearchConfig::policy_temperature`; default 1),
+/// `SearchConfig::policy_temperature`; default 1), `lcb=Z` (play the root child with the best
+/// lower confidence bound of its value at Z standard errors, `SearchSettings::lcb`; default: the
+/// most visited),
 /// `inputs=full|stones` (`stones`: the network sees ordinary placements as an engine that knows
 /// only the stones gives them, [`StonesOnlyEvaluator`]; default `full`); for
 /// engines: `nodes=N` (nodes per move, `INFO max_node`), `depth=D` (search depth per move,
@@ -175,9 +177,10 @@ impl PlayerSpec {
                         ensure!(t > 0.0, "player {name}: policy_temp={v} must be a positive number");
                         s.config.policy_temperature = t as f32;
                     }
+                    "lcb" => s.lcb = Some(num(k, v)? as f32),
                     other => bail!(
                         "player {name}: unknown option '{other}' (search players take playouts, time, batch, threads, explore, \
-                         cpuct, fpu, root_fpu, algorithm, vcf_nodes, vct_nodes, vct_visits, policy_temp, inputs)"
+                         cpuct, fpu, root_fpu, algorithm, vcf_nodes, vct_nodes, vct_visits, policy_temp, lcb, inputs)"
                     ),
                 }
             }
@@ -247,6 +250,12 @@ mod tests {
         }
         let e = format!("{:#}", PlayerSpec::parse_named("h=heuristic,policy_temp=0").unwrap_err());
         assert!(e.contains("policy_temp=0 must be a positive number"), "{e}");
+        match PlayerSpec::parse_named("h=heuristic,lcb=1.5").unwrap().kind {
+            PlayerKind::Search { settings, .. } => assert_eq!(settings.lcb, Some(1.5)),
+            other => panic!("not a search player: {other:?}"),
+        }
+        let e = format!("{:#}", PlayerSpec::parse_named("h=heuristic,lcb=-1").unwrap_err());
+        assert!(e.contains("lcb=-1 must be a non-negative number"), "{e}");
         let p = PlayerSpec::parse_named("h=heuristic,time=0.5,explore=4,vcf_nodes=300").unwrap();
         match &p.kind {
             PlayerKind::Search { eval, settings } => {

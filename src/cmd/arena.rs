@@ -25,8 +25,10 @@ pub struct ArenaArgs {
     /// root_fpu (first-play-urgency reductions below and at the root), algorithm
     /// (puct or gumbel), vcf_nodes (VCF check at node expansion: solver nodes per call, 0 =
     /// off), vct_nodes and vct_visits (the VCT check), policy_temp (the search's priors from the
-    /// policy logits divided by it; 1 = as they are), inputs (full, or stones: the net sees only what an engine that knows just the
-    /// stones gives, as the ONNX export does inside Rapfi).
+    /// policy logits divided by it; 1 = as they are), lcb (play the root move with the best lower
+    /// confidence bound of its value at this many standard errors; default: the most visited), inputs
+    /// (full, or stones: the net sees only what an engine that knows just the stones gives, as
+    /// the ONNX export does inside Rapfi).
     #[arg(long = "player", required = true)]
     pub players: Vec<String>,
     /// Games per pair of players.

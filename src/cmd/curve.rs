@@ -155,6 +155,7 @@ pub fn run(args: CurveArgs) -> Result<i32> {
             reuse_tree: false,
             threads: 1,
             stones_only: false,
+            lcb: None,
         },
         engine_games: args.engine_games,
     };

@@ -60,6 +60,11 @@ pub struct GomocupArgs {
     /// above 1 the search looks wider than the policy head alone would send it).
     #[arg(long, default_value_t = PLAY_POLICY_TEMPERATURE)]
     pub policy_temperature: f32,
+    /// Play the root move with the best lower confidence bound of its value at this many
+    /// standard errors, among those with at least a tenth of the most visited move's visits,
+    /// instead of the most visited move.
+    #[arg(long, value_name = "Z")]
+    pub lcb: Option<f32>,
     /// Start every move from an empty tree instead of keeping the subtree of the moves played
     /// (for measuring what tree reuse brings).
     #[arg(long)]
@@ -79,6 +84,11 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
         args.time
     );
     anyhow::ensure!(args.playouts != Some(0), "--playouts must be at least 1");
+    anyhow::ensure!(
+        args.lcb.is_none_or(|z| z.is_finite() && z >= 0.0),
+        "--lcb {} must be a number of standard errors, 0 or more",
+        args.lcb.unwrap_or_default()
+    );
     anyhow::ensure!(
         args.policy_temperature.is_finite() && args.policy_temperature > 0.0,
         "--policy-temperature {} must be a positive number",
@@ -103,6 +113,7 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
         ..SearchConfig::default()
     };
     let reuse_tree = !args.no_tree_reuse;
+    let lcb = args.lcb;
     anyhow::ensure!(args.threads != Some(0), "--threads must be at least 1");
     let threads = args.threads.unwrap_or_else(crate::cmd::arena::default_threads);
     let factory = Box::new(move |size: usize| -> Result<Box<dyn Agent>> {
@@ -116,7 +127,7 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
             }
             s => s.clone(),
         };
-        let settings = SearchSettings { batch, config: config.clone(), reuse_tree, threads, ..Default::default() };
+        let settings = SearchSettings { batch, config: config.clone(), reuse_tree, threads, lcb, ..Default::default() };
         Ok(Box::new(MctsAgent::per_thread(&spec, size, &load_model, settings)?))
     });
     let opts = BrainOptions {

@@ -213,6 +213,32 @@ pub fn pick_by_visits<R: Rng>(children: &[(usize, u32, f32)], temperature: f32, 
     Some(best.0)
 }
 
+/// The visits a root child needs, as a share of the most visited child's, to be chosen by
+/// [`pick_by_lcb`] (Leela Zero's `lcb_min_visit_ratio`).
+pub const LCB_MIN_VISIT_SHARE: f64 = 0.1;
+
+/// Picks a root action by the lower confidence bound of its value: from `(action index, visits,
+/// Q)` children (as [`Mcts::root_child_values`] gives them, Q from the chooser's view), the child
+/// with the largest `Q - z * sqrt((1 - Q^2) / N)` among those with at least
+/// [`LCB_MIN_VISIT_SHARE`] of the most visited child's visits. `1 - Q^2` is the variance of a
+/// game result of mean Q in {-1, +1} (draws counted as half each), an upper bound on the spread
+/// of the backed-up values; a proven child (Q exactly +-1) has none. Ties go to the more
+/// visited child. `z` = 0 picks the best Q among the well-visited children; a large `z` (almost
+/// always) the most visited. `None` when no child has a visit.
+pub fn pick_by_lcb(children: &[(usize, u32, f32)], z: f32) -> Option<usize> {
+    let most = children.iter().map(|c| c.1).max().filter(|&n| n > 0)?;
+    let floor = (most as f64 * LCB_MIN_VISIT_SHARE).max(1.0);
+    let lcb = |&(_, n, q): &(usize, u32, f32)| {
+        let q = q as f64;
+        q - z as f64 * ((1.0 - q * q).max(0.0) / n as f64).sqrt()
+    };
+    children
+        .iter()
+        .filter(|c| c.1 as f64 >= floor)
+        .max_by(|a, b| lcb(a).partial_cmp(&lcb(b)).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)))
+        .map(|c| c.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,5 +261,25 @@ mod tests {
         assert_eq!(counts[9], 0);
         let share = counts[3] as f64 / 2000.0;
         assert!((share - 10.0 / 34.0).abs() < 0.04, "{counts:?}");
+    }
+
+    #[test]
+    fn pick_by_lcb_weighs_the_value_against_its_uncertainty() {
+        assert_eq!(pick_by_lcb(&[], 1.0), None);
+        assert_eq!(pick_by_lcb(&[(1, 0, 0.0), (2, 0, 0.5)], 1.0), None);
+        // Bounds at z = 1, 2, 3: 1000 visits at Q 0.20: 0.169, 0.138, 0.107; 400 at 0.25:
+        // 0.202, 0.153, 0.105; 100 at 0.30: 0.205, 0.109, 0.014.
+        let ch = [(3, 1000, 0.20), (5, 400, 0.25), (7, 100, 0.30)];
+        assert_eq!(pick_by_lcb(&ch, 1.0), Some(7));
+        assert_eq!(pick_by_lcb(&ch, 2.0), Some(5));
+        assert_eq!(pick_by_lcb(&ch, 3.0), Some(3));
+        // z = 0: the best Q among the well-visited; 99 visits are under a tenth of 1000.
+        assert_eq!(pick_by_lcb(&[(3, 1000, 0.2), (7, 99, 0.9)], 0.0), Some(3));
+        assert_eq!(pick_by_lcb(&[(3, 1000, 0.2), (7, 100, 0.9)], 0.0), Some(7));
+        // A large z: the most visited.
+        assert_eq!(pick_by_lcb(&ch, 100.0), Some(3));
+        // A proven win (Q = 1) has no spread; equal bounds go to the more visited.
+        assert_eq!(pick_by_lcb(&[(3, 1000, 0.99), (7, 150, 1.0)], 2.0), Some(7));
+        assert_eq!(pick_by_lcb(&[(3, 300, 0.5), (7, 500, 0.5)], 1.0), Some(7));
     }
 }

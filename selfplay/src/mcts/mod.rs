@@ -34,7 +34,7 @@
 //! - [`gumbel`]: the Gumbel root procedure (Gumbel-top-k, sequential halving, the improved
 //!   policy);
 //! - `drive`: whole searches over an evaluator ([`search_with`], [`search_until`]), over one
-//!   evaluator per thread ([`search_parallel`]), and the move choice ([`pick_by_visits`]).
+//!   evaluator per thread ([`search_parallel`]), and the move choice ([`pick_by_visits`], [`pick_by_lcb`]).
 //!
 //! # Threads
 //! [`search_parallel`] searches one tree with several threads: the tree sits behind a lock; a
@@ -51,7 +51,7 @@ mod root;
 mod tree;
 
 pub use config::{SearchAlgorithm, SearchConfig, PLAY_POLICY_TEMPERATURE};
-pub use drive::{pick_by_visits, search_parallel, search_until, search_with};
+pub use drive::{pick_by_lcb, pick_by_visits, search_parallel, search_until, search_with};
 pub use gumbel::GumbelParams;
 pub use node::NODE_BYTES;
 pub use tree::{LeafBatch, Mcts, SearchStats, TreeMemory};
