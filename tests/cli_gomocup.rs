@@ -235,7 +235,7 @@ fn vcf_budget_flags_and_the_rule_in_the_help() {
 
 /// `--threads N` searches with N threads (answers as one thread does, a legal move), takes the
 /// manager's `INFO thread_num`, and refuses 0 threads (and a policy temperature of 0, a negative
-/// `--lcb`) naming the flag; `--lcb 2` answers legal moves too.
+/// `--lcb`) naming the flag; `--lcb 0` and `--most-visited` answer legal moves too.
 #[test]
 fn threads_flag_and_info_thread_num() {
     let run = |args: &[&str], script: &[u8]| {
@@ -250,7 +250,8 @@ fn threads_flag_and_info_thread_num() {
     for (args, script) in [
         (&["--threads", "2"][..], &b"START 15\nINFO rule 4\nBEGIN\nTURN 8,8\nTURN 0,0\nEND\n"[..]),
         (&["--threads", "3"][..], &b"START 15\nINFO thread_num 2\nINFO rule 4\nBEGIN\nTURN 8,8\nEND\n"[..]),
-        (&["--lcb", "2"][..], &b"START 15\nINFO rule 4\nBEGIN\nTURN 8,8\nTURN 0,0\nEND\n"[..]),
+        (&["--lcb", "0"][..], &b"START 15\nINFO rule 4\nBEGIN\nTURN 8,8\nTURN 0,0\nEND\n"[..]),
+        (&["--most-visited"][..], &b"START 15\nINFO rule 4\nBEGIN\nTURN 8,8\nTURN 0,0\nEND\n"[..]),
     ] {
         let out = run(args, script);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -8,7 +8,7 @@ use renju_arena::agent::{Agent, MctsAgent, SearchSettings};
 use renju_arena::gomocup::{serve_interruptible, Brain, BrainOptions};
 use renju_selfplay::eval::EvaluatorSpec;
 use renju_selfplay::linepattern::shipped::SHIPPED_SIZE;
-use renju_selfplay::mcts::{SearchAlgorithm, SearchConfig, PLAY_POLICY_TEMPERATURE};
+use renju_selfplay::mcts::{SearchAlgorithm, SearchConfig, PLAY_LCB_Z, PLAY_POLICY_TEMPERATURE};
 use renju_trainer::config::DeviceChoice;
 use renju_trainer::model::{check_playable, evaluator_loader};
 
@@ -61,10 +61,13 @@ pub struct GomocupArgs {
     #[arg(long, default_value_t = PLAY_POLICY_TEMPERATURE)]
     pub policy_temperature: f32,
     /// Play the root move with the best lower confidence bound of its value at this many
-    /// standard errors, among those with at least a tenth of the most visited move's visits,
-    /// instead of the most visited move.
-    #[arg(long, value_name = "Z")]
-    pub lcb: Option<f32>,
+    /// standard errors, among those with at least a tenth of the most visited move's visits.
+    #[arg(long, value_name = "Z", default_value_t = PLAY_LCB_Z)]
+    pub lcb: f32,
+    /// Play the most visited root move instead of the best lower confidence bound (for
+    /// measuring what the bound brings).
+    #[arg(long)]
+    pub most_visited: bool,
     /// Start every move from an empty tree instead of keeping the subtree of the moves played
     /// (for measuring what tree reuse brings).
     #[arg(long)]
@@ -85,9 +88,9 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
     );
     anyhow::ensure!(args.playouts != Some(0), "--playouts must be at least 1");
     anyhow::ensure!(
-        args.lcb.is_none_or(|z| z.is_finite() && z >= 0.0),
+        args.lcb.is_finite() && args.lcb >= 0.0,
         "--lcb {} must be a number of standard errors, 0 or more",
-        args.lcb.unwrap_or_default()
+        args.lcb
     );
     anyhow::ensure!(
         args.policy_temperature.is_finite() && args.policy_temperature > 0.0,
@@ -113,7 +116,7 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
         ..SearchConfig::default()
     };
     let reuse_tree = !args.no_tree_reuse;
-    let lcb = args.lcb;
+    let lcb = (!args.most_visited).then_some(args.lcb);
     anyhow::ensure!(args.threads != Some(0), "--threads must be at least 1");
     let threads = args.threads.unwrap_or_else(crate::cmd::arena::default_threads);
     let factory = Box::new(move |size: usize| -> Result<Box<dyn Agent>> {

@@ -10,6 +10,12 @@ use serde::{Deserialize, Serialize};
 /// the learning curve keep 1, the setting every strength-ladder figure was measured with.
 pub const PLAY_POLICY_TEMPERATURE: f32 = 2.0;
 
+/// The standard errors of the lower confidence bound by which the Gomocup brain chooses its move
+/// ([`crate::mcts::pick_by_lcb`]) instead of taking the most visited one (measured against Rapfi
+/// on the 26 RIF openings: docs/experiments/2026-12-play-time-levers.md). Everything else keeps
+/// the most visited move.
+pub const PLAY_LCB_Z: f32 = 2.0;
+
 /// Search parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

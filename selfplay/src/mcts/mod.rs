@@ -50,7 +50,7 @@ mod node;
 mod root;
 mod tree;
 
-pub use config::{SearchAlgorithm, SearchConfig, PLAY_POLICY_TEMPERATURE};
+pub use config::{SearchAlgorithm, SearchConfig, PLAY_LCB_Z, PLAY_POLICY_TEMPERATURE};
 pub use drive::{pick_by_lcb, pick_by_visits, search_parallel, search_until, search_with};
 pub use gumbel::GumbelParams;
 pub use node::NODE_BYTES;
