@@ -220,9 +220,10 @@ pub const LCB_MIN_VISIT_SHARE: f64 = 0.1;
 /// Picks a root action by the lower confidence bound of its value: from `(action index, visits,
 /// Q)` children (as [`Mcts::root_child_values`] gives them, Q from the chooser's view), the child
 /// with the largest `Q - z * sqrt((1 - Q^2) / N)` among those with at least
-/// [`LCB_MIN_VISIT_SHARE`] of the most visited child's visits. `1 - Q^2` is the variance of a
-/// game result of mean Q in {-1, +1} (draws counted as half each), an upper bound on the spread
-/// of the backed-up values; a proven child (Q exactly +-1) has none. Ties go to the more
+/// [`LCB_MIN_VISIT_SHARE`] of the most visited child's visits. `1 - Q^2` is the largest variance
+/// a value in [-1, 1] with mean Q can have (that of results that are only wins and losses), so
+/// it bounds the spread of the backed-up values (nodes keep no variance); a proven child (Q
+/// exactly +-1) has none. Ties go to the more
 /// visited child. `z` = 0 picks the best Q among the well-visited children; a large `z` (almost
 /// always) the most visited. `None` when no child has a visit.
 pub fn pick_by_lcb(children: &[(usize, u32, f32)], z: f32) -> Option<usize> {

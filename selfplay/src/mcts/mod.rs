@@ -34,7 +34,8 @@
 //! - [`gumbel`]: the Gumbel root procedure (Gumbel-top-k, sequential halving, the improved
 //!   policy);
 //! - `drive`: whole searches over an evaluator ([`search_with`], [`search_until`]), over one
-//!   evaluator per thread ([`search_parallel`]), and the move choice ([`pick_by_visits`], [`pick_by_lcb`]).
+//!   evaluator per thread ([`search_parallel`]), and the move choice ([`pick_by_visits`],
+//!   [`pick_by_lcb`]).
 //!
 //! # Threads
 //! [`search_parallel`] searches one tree with several threads: the tree sits behind a lock; a
