@@ -223,9 +223,9 @@ pub const LCB_MIN_VISIT_SHARE: f64 = 0.1;
 /// [`LCB_MIN_VISIT_SHARE`] of the most visited child's visits. `1 - Q^2` is the largest variance
 /// a value in [-1, 1] with mean Q can have (that of results that are only wins and losses), so
 /// it bounds the spread of the backed-up values (nodes keep no variance); a proven child (Q
-/// exactly +-1) has none. Ties go to the more
-/// visited child. `z` = 0 picks the best Q among the well-visited children; a large `z` (almost
-/// always) the most visited. `None` when no child has a visit.
+/// exactly +-1) has none. Ties go to the more visited child. `z` = 0 picks the best Q among the
+/// well-visited children; a large `z` (almost always) the most visited. `None` when no child has
+/// a visit.
 pub fn pick_by_lcb(children: &[(usize, u32, f32)], z: f32) -> Option<usize> {
     let most = children.iter().map(|c| c.1).max().filter(|&n| n > 0)?;
     let floor = (most as f64 * LCB_MIN_VISIT_SHARE).max(1.0);
