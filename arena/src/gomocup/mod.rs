@@ -536,11 +536,16 @@ mod tests {
         // Black (us, to move) faces the shape's VCT; the naughty agent plays near the centre.
         let own = &format!("{VCT_CAPS} {QUIET}");
         let opp = VCT_SHAPE;
-        // Every legal move is searched: the question needs a budget of its own.
+        // Every legal move is searched: the question needs a budget of its own, and a turn long
+        // enough that the node budget, not the machine's load, bounds each solver call.
         let deep = || {
             Brain::new(
                 Box::new(|_| Ok(Box::new(Naughty) as Box<dyn Agent>)),
-                BrainOptions { root_vct_nodes: 5_000_000, ..BrainOptions::default() },
+                BrainOptions {
+                    root_vct_nodes: 5_000_000,
+                    default_turn: std::time::Duration::from_secs(600),
+                    ..BrainOptions::default()
+                },
             )
         };
         let position = format!("START 15\nINFO rule 4\n{}", board_cmd(own, opp));
