@@ -6,7 +6,6 @@ use anyhow::Result;
 use renju_arena::agent::{MctsAgent, SearchSettings};
 use renju_arena::analysis::{serve, AgentFactory, AnalysisOptions, Engine, Output};
 use renju_selfplay::eval::EvaluatorSpec;
-use renju_selfplay::mcts::{SearchConfig, PLAY_POLICY_TEMPERATURE};
 use renju_trainer::config::DeviceChoice;
 use renju_trainer::model::{check_playable, evaluator_loader};
 
@@ -35,20 +34,8 @@ pub struct EngineArgs {
     /// running query, and each kept for tree reuse, holds one tree).
     #[arg(long, default_value_t = AnalysisOptions::default().max_tree_bytes >> 20)]
     pub max_tree_mb: u64,
-    /// VCF check at each node expansion of the search: solver nodes per call (0 = off).
-    #[arg(long, default_value_t = SearchConfig::default().vcf_nodes)]
-    pub vcf_nodes: u64,
-    /// VCT check (fours and threes) in the search: the mover's VCT is asked once at each node
-    /// that reaches --vct-visits visits; solver nodes per call (0 = off).
-    #[arg(long, default_value_t = SearchConfig::default().vct_nodes)]
-    pub vct_nodes: u64,
-    /// Visits a node has before the VCT check asks (0: at its expansion).
-    #[arg(long, default_value_t = SearchConfig::default().vct_visits)]
-    pub vct_visits: u32,
-    /// The search's priors are the softmax of the policy logits divided by this (1: as they are;
-    /// above 1 the search looks wider than the policy head alone would send it).
-    #[arg(long, default_value_t = PLAY_POLICY_TEMPERATURE)]
-    pub policy_temperature: f32,
+    #[command(flatten)]
+    pub search: crate::cmd::PlaySearchArgs,
 }
 
 /// Arguments of `renju-zero analyze`.
@@ -75,23 +62,13 @@ impl EngineArgs {
         anyhow::ensure!(self.visits >= 1, "--visits must be at least 1");
         anyhow::ensure!(self.max_tree_mb >= 1, "--max-tree-mb must be at least 1");
         anyhow::ensure!(self.threads != Some(0), "--threads must be at least 1");
-        anyhow::ensure!(
-            self.policy_temperature.is_finite() && self.policy_temperature > 0.0,
-            "--policy-temperature {} must be a positive number",
-            self.policy_temperature
-        );
+        let config = self.search.config()?;
+        let lcb = self.search.lcb()?;
         let threads = self.threads.unwrap_or_else(crate::cmd::arena::default_threads);
         let load_model = evaluator_loader(DeviceChoice::Auto);
-        let config = SearchConfig {
-            vcf_nodes: self.vcf_nodes,
-            vct_nodes: self.vct_nodes,
-            vct_visits: self.vct_visits,
-            policy_temperature: self.policy_temperature,
-            ..SearchConfig::default()
-        };
         let batch = self.batch.max(1);
         let factory: AgentFactory = Box::new(move |size: usize| -> Result<MctsAgent> {
-            let settings = SearchSettings { batch, config: config.clone(), threads, ..Default::default() };
+            let settings = SearchSettings { batch, config: config.clone(), threads, lcb, ..Default::default() };
             MctsAgent::per_thread(&spec, size, &load_model, settings)
         });
         let opts = AnalysisOptions {

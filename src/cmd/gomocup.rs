@@ -8,7 +8,7 @@ use renju_arena::agent::{Agent, MctsAgent, SearchSettings};
 use renju_arena::gomocup::{serve_interruptible, Brain, BrainOptions};
 use renju_selfplay::eval::EvaluatorSpec;
 use renju_selfplay::linepattern::shipped::SHIPPED_SIZE;
-use renju_selfplay::mcts::{SearchAlgorithm, SearchConfig, PLAY_LCB_Z, PLAY_POLICY_TEMPERATURE};
+use renju_selfplay::mcts::{SearchAlgorithm, SearchConfig};
 use renju_trainer::config::DeviceChoice;
 use renju_trainer::model::{check_playable, evaluator_loader};
 
@@ -46,28 +46,8 @@ pub struct GomocupArgs {
     /// question (0 = off).
     #[arg(long, default_value_t = BrainOptions::default().root_vct_nodes)]
     pub root_vct_nodes: u64,
-    /// VCF check at each node expansion of the search: solver nodes per call (0 = off).
-    #[arg(long, default_value_t = SearchConfig::default().vcf_nodes)]
-    pub vcf_nodes: u64,
-    /// VCT check (fours and threes) in the search: the mover's VCT is asked once at each node
-    /// that reaches --vct-visits visits; solver nodes per call (0 = off).
-    #[arg(long, default_value_t = SearchConfig::default().vct_nodes)]
-    pub vct_nodes: u64,
-    /// Visits a node has before the VCT check asks (0: at its expansion).
-    #[arg(long, default_value_t = SearchConfig::default().vct_visits)]
-    pub vct_visits: u32,
-    /// The search's priors are the softmax of the policy logits divided by this (1: as they are;
-    /// above 1 the search looks wider than the policy head alone would send it).
-    #[arg(long, default_value_t = PLAY_POLICY_TEMPERATURE)]
-    pub policy_temperature: f32,
-    /// Play the root move with the best lower confidence bound of its value at this many
-    /// standard errors, among those with at least a tenth of the most visited move's visits.
-    #[arg(long, value_name = "Z", default_value_t = PLAY_LCB_Z)]
-    pub lcb: f32,
-    /// Play the most visited root move instead of the best lower confidence bound (for
-    /// measuring what the bound brings).
-    #[arg(long)]
-    pub most_visited: bool,
+    #[command(flatten)]
+    pub search: crate::cmd::PlaySearchArgs,
     /// Start every move from an empty tree instead of keeping the subtree of the moves played
     /// (for measuring what tree reuse brings).
     #[arg(long)]
@@ -87,16 +67,9 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
         args.time
     );
     anyhow::ensure!(args.playouts != Some(0), "--playouts must be at least 1");
-    anyhow::ensure!(
-        args.lcb.is_finite() && args.lcb >= 0.0,
-        "--lcb {} must be a number of standard errors, 0 or more",
-        args.lcb
-    );
-    anyhow::ensure!(
-        args.policy_temperature.is_finite() && args.policy_temperature > 0.0,
-        "--policy-temperature {} must be a positive number",
-        args.policy_temperature
-    );
+    let lcb = args.search.lcb()?;
+    let algorithm: SearchAlgorithm = args.algorithm.parse().context("--algorithm")?;
+    let config = SearchConfig { algorithm, ..args.search.config()? };
     let spec = EvaluatorSpec::parse(&args.model)?;
     // A model that is not there (or that this build cannot play) fails now, not at the
     // manager's START; the message is the loader's (the one `arena` and `openings` give).
@@ -105,18 +78,7 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
     }
     let load_model = evaluator_loader(DeviceChoice::Auto);
     let batch = args.batch.max(1);
-    let algorithm: SearchAlgorithm = args.algorithm.parse().context("--algorithm")?;
-    let config = SearchConfig {
-        algorithm,
-        vcf_nodes: args.vcf_nodes,
-        vct_nodes: args.vct_nodes,
-        vct_visits: args.vct_visits,
-        policy_temperature: args.policy_temperature,
-        solver: true,
-        ..SearchConfig::default()
-    };
     let reuse_tree = !args.no_tree_reuse;
-    let lcb = (!args.most_visited).then_some(args.lcb);
     anyhow::ensure!(args.threads != Some(0), "--threads must be at least 1");
     let threads = args.threads.unwrap_or_else(crate::cmd::arena::default_threads);
     let factory = Box::new(move |size: usize| -> Result<Box<dyn Agent>> {
