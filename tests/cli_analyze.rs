@@ -1,5 +1,6 @@
 //! Runs `renju-zero analyze` as a GUI would: JSON queries on stdin, JSON answers on stdout, with
-//! the heuristic evaluator (`--model heuristic`; without `--model` the shipped model answers).
+//! the heuristic evaluator (`--model heuristic`; without `--model` the shipped model answers),
+//! and with the shipped model where the heuristic's searches are too plain.
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
@@ -17,8 +18,11 @@ struct Engine {
 
 impl Engine {
     fn start(extra: &[&str]) -> Engine {
+        Engine::start_with("heuristic", extra)
+    }
+    fn start_with(model: &str, extra: &[&str]) -> Engine {
         let mut child = Command::new(env!("CARGO_BIN_EXE_renju-zero"))
-            .args(["analyze", "--model", "heuristic"])
+            .args(["analyze", "--model", model])
             .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -306,4 +310,61 @@ fn a_search_stops_when_its_tree_is_full() {
     let v = a["visits"].as_u64().unwrap();
     assert!((10..=5000).contains(&v), "{v} visits");
     e.close();
+}
+
+#[test]
+fn the_first_candidate_is_the_move_the_brain_plays() {
+    let positions = [
+        r#""h8""#,
+        r#""h8","h9""#,
+        r#""h8","i9","j8""#,
+        r#""h8","h9","i8","g8""#,
+        r#""h8","i9","g7","i7","i8""#,
+        r#""h8","j9","g9","i10","h10","h9""#,
+    ];
+    let q = |i: usize, moves: &str| format!(r#"{{"id":"p{i}","moves":[{moves}],"visits":400,"top":225}}"#);
+    let num = |c: &Value, k: &str| c[k].as_f64().unwrap_or_else(|| panic!("no {k}: {c}"));
+    // The shipped model (the heuristic's searches rank values as they rank visits). By the bound
+    // at z = 0 (the best value among the moves with a tenth of the most visits): that move
+    // first, each candidate's `lcb` its value, the others by visits.
+    let mut e = Engine::start_with("shipped", &["--root-vcf-nodes", "0", "--threads", "1", "--lcb", "0"]);
+    let mut not_most_visited = 0;
+    for (i, moves) in positions.iter().enumerate() {
+        e.send(&q(i, moves));
+        let a = e.answer();
+        let cs = a["candidates"].as_array().unwrap();
+        let most = cs.iter().map(|c| num(c, "visits")).fold(0.0, f64::max);
+        let floor = (most * 0.1).max(1.0);
+        let first = &cs[0];
+        assert!(num(first, "visits") >= floor, "{a}");
+        for c in cs.iter().filter(|c| num(c, "visits") > 0.0) {
+            assert!((num(c, "lcb") - num(c, "value")).abs() < 1e-4, "{c}");
+            if num(c, "visits") >= floor {
+                assert!(num(first, "lcb") >= num(c, "lcb") - 1e-4, "{} before {}: {a}", first["action"], c["action"]);
+            }
+        }
+        assert!(cs[1..].windows(2).all(|w| num(&w[0], "visits") >= num(&w[1], "visits")), "{a}");
+        not_most_visited += usize::from(num(first, "visits") < most);
+    }
+    e.close();
+    assert!(not_most_visited > 0, "the bound chose the most visited move in every position");
+    // --most-visited: the most visited first, and no bound.
+    let mut e = Engine::start_with("shipped", &["--root-vcf-nodes", "0", "--threads", "1", "--most-visited"]);
+    for (i, moves) in positions.iter().enumerate() {
+        e.send(&q(i, moves));
+        let a = e.answer();
+        let cs = a["candidates"].as_array().unwrap();
+        assert!(cs.windows(2).all(|w| num(&w[0], "visits") >= num(&w[1], "visits")), "{a}");
+        assert!(cs.iter().all(|c| c.get("lcb").is_none()), "{a}");
+    }
+    e.close();
+    // A negative z is refused, naming the flag.
+    let out = Command::new(env!("CARGO_BIN_EXE_renju-zero"))
+        .args(["analyze", "--model", "heuristic", "--lcb=-1"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--lcb -1 must be a number of standard errors"), "{err}");
 }

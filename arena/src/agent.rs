@@ -267,6 +267,28 @@ impl MctsAgent {
         &self.settings
     }
 
+    /// The root action (an index) this agent plays from the searched tree `m`: for a proven
+    /// root (solver) the most visited of its proven wins, or of the moves not proven lost;
+    /// Gumbel's own choice; then, on the first `explore` decisions, a sample in proportion to
+    /// the visits (temperature 1), else the best lower confidence bound when
+    /// [`SearchSettings::lcb`] is set ([`pick_by_lcb`]), else the most visited. `None` when the
+    /// root has no children.
+    pub fn root_choice(&mut self, m: &Mcts, explore: bool) -> Option<usize> {
+        let choices = m.root_choices();
+        if m.root_proven().is_some() {
+            return pick_by_visits(&choices, 0.0, &mut self.rng);
+        }
+        m.gumbel_action()
+            .filter(|a| choices.iter().any(|c| c.0 == *a))
+            .or_else(|| {
+                let z = self.settings.lcb.filter(|_| !explore)?;
+                let values: Vec<_> =
+                    m.root_child_values().into_iter().filter(|v| choices.iter().any(|c| c.0 == v.0)).collect();
+                pick_by_lcb(&values, z)
+            })
+            .or_else(|| pick_by_visits(&choices, if explore { 1.0 } else { 0.0 }, &mut self.rng))
+    }
+
     /// The evaluator's W/D/L (probabilities) for the deciding player of `game`, one evaluation.
     pub fn value_head(&mut self, game: &Game) -> Result<[f32; 3]> {
         let size = game.board().size();
@@ -434,18 +456,7 @@ impl Agent for MctsAgent {
         // Sampling in proportion to the visits (temperature 1) during the first `explore`
         // decisions, the most visited child afterwards.
         let explore = game.history().len() < self.settings.explore;
-        // A proven root (solver): the most visited of its proven wins, or of the moves not proven
-        // lost. Gumbel: the search's own choice (noise only on the explore decisions).
-        let choices = m.root_choices();
-        let pick = if m.root_proven().is_some() { pick_by_visits(&choices, 0.0, &mut self.rng) } else { None }
-            .or_else(|| m.gumbel_action().filter(|a| choices.iter().any(|c| c.0 == *a)))
-            .or_else(|| {
-                let z = self.settings.lcb.filter(|_| !explore)?;
-                let values: Vec<_> =
-                    m.root_child_values().into_iter().filter(|v| choices.iter().any(|c| c.0 == v.0)).collect();
-                pick_by_lcb(&values, z)
-            })
-            .or_else(|| pick_by_visits(&choices, if explore { 1.0 } else { 0.0 }, &mut self.rng));
+        let pick = self.root_choice(&m, explore);
         let action = pick
             .and_then(|c| action_from_index(c, size))
             .filter(|&a| game.is_legal(a))

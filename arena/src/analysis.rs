@@ -22,6 +22,8 @@
 //! protocol) puts stones on the board as they stand first, alternately Black and White, as a
 //! puzzle or an engine manager's board gives them ([`Game::from_position`]).
 //!
+//! The candidates come with the one the brain would play first ([`MctsAgent::root_choice`]: by
+//! the lower confidence bound of its value when the agent's settings name one), then by visits.
 //! The search is the brain's ([`MctsAgent::search_tree`], PUCT), run in slices of at most
 //! [`SLICE`] so that partial answers and terminate requests are served on time ([`search`] is
 //! the one call into it). A finished query keeps its tree; the next query of the same board size
@@ -41,7 +43,7 @@ use renju_rules::query::VcfReply;
 use renju_rules::vcf::{vcf, Limits};
 use renju_rules::{Action, Color, DecisionKind, Game, Outcome, OutcomeReason, Player, Point, Protocol, Rule, Verdict};
 use renju_selfplay::action::action_from_index;
-use renju_selfplay::mcts::{Mcts, NODE_BYTES};
+use renju_selfplay::mcts::{lower_confidence_bound, Mcts, NODE_BYTES};
 use renju_selfplay::record::wdl_one_hot;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -680,7 +682,16 @@ fn answer(
     let values = tree.root_child_values();
     let mut kids: Vec<(usize, u32, f32, f32)> =
         tree.root_children().iter().zip(&values).map(|(&(a, n, prior), &(_, _, q))| (a, n, q, prior)).collect();
-    kids.sort_by(|x, y| y.1.cmp(&x.1).then(y.3.partial_cmp(&x.3).unwrap_or(std::cmp::Ordering::Equal)));
+    // The action the engine plays first (the brain's choice: `MctsAgent::root_choice`), then
+    // the others by visits and prior.
+    let best = if tree.root_visits() > 0 { agent.root_choice(tree, false) } else { None };
+    kids.sort_by(|x, y| {
+        (y.0 == best.unwrap_or(usize::MAX))
+            .cmp(&(x.0 == best.unwrap_or(usize::MAX)))
+            .then(y.1.cmp(&x.1))
+            .then(y.3.partial_cmp(&x.3).unwrap_or(std::cmp::Ordering::Equal))
+    });
+    let z = agent.settings().lcb;
     let mut candidates = Vec::new();
     for &(a, n, q, prior) in kids.iter().take(job.top) {
         let action = action_from_index(a, size).context("a root child outside the action space")?;
@@ -705,14 +716,18 @@ fn answer(
             .filter_map(|i| action_from_index(i, size))
             .map(|x| x.to_string())
             .collect();
-        candidates.push(json!({
+        let mut c = json!({
             "action": action.to_string(),
             "visits": n,
             "value": (n > 0).then(|| r4(q)),
             "wdl": wdl.map(r4),
             "prior": r4(prior),
             "pv": pv,
-        }));
+        });
+        if let Some(z) = z.filter(|_| n > 0) {
+            c["lcb"] = json!(r4(lower_confidence_bound(q, n, z) as f32));
+        }
+        candidates.push(c);
     }
     let root_wdl = agent.value_head(game)?;
     let mut a = json!({

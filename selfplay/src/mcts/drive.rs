@@ -229,15 +229,22 @@ pub const LCB_MIN_VISIT_SHARE: f64 = 0.1;
 pub fn pick_by_lcb(children: &[(usize, u32, f32)], z: f32) -> Option<usize> {
     let most = children.iter().map(|c| c.1).max().filter(|&n| n > 0)?;
     let floor = (most as f64 * LCB_MIN_VISIT_SHARE).max(1.0);
-    let lcb = |&(_, n, q): &(usize, u32, f32)| {
-        let q = q as f64;
-        q - z as f64 * ((1.0 - q * q).max(0.0) / n as f64).sqrt()
-    };
+    let lcb = |&(_, n, q): &(usize, u32, f32)| lower_confidence_bound(q, n, z);
     children
         .iter()
         .filter(|c| c.1 as f64 >= floor)
         .max_by(|a, b| lcb(a).partial_cmp(&lcb(b)).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)))
         .map(|c| c.0)
+}
+
+/// The lower confidence bound [`pick_by_lcb`] ranks by: `Q - z * sqrt((1 - Q^2) / N)` for a child
+/// of `visits` N > 0 and value Q in [-1, 1] (minus infinity at no visits).
+pub fn lower_confidence_bound(q: f32, visits: u32, z: f32) -> f64 {
+    if visits == 0 {
+        return f64::NEG_INFINITY;
+    }
+    let q = q as f64;
+    q - z as f64 * ((1.0 - q * q).max(0.0) / visits as f64).sqrt()
 }
 
 #[cfg(test)]
@@ -271,6 +278,11 @@ mod tests {
         // Bounds at z = 1, 2, 3: 1000 visits at Q 0.20: 0.169, 0.138, 0.107; 400 at 0.25:
         // 0.202, 0.153, 0.105; 100 at 0.30: 0.205, 0.109, 0.014.
         let ch = [(3, 1000, 0.20), (5, 400, 0.25), (7, 100, 0.30)];
+        for (q, n, z, bound) in [(0.20, 1000, 1.0, 0.169), (0.25, 400, 2.0, 0.153), (0.30, 100, 3.0, 0.014)] {
+            assert!((lower_confidence_bound(q, n, z) - bound).abs() < 0.0005, "{q} {n} {z}");
+        }
+        assert_eq!(lower_confidence_bound(1.0, 5, 2.0), 1.0);
+        assert_eq!(lower_confidence_bound(0.5, 0, 2.0), f64::NEG_INFINITY);
         assert_eq!(pick_by_lcb(&ch, 1.0), Some(7));
         assert_eq!(pick_by_lcb(&ch, 2.0), Some(5));
         assert_eq!(pick_by_lcb(&ch, 3.0), Some(3));

@@ -52,7 +52,7 @@ mod root;
 mod tree;
 
 pub use config::{SearchAlgorithm, SearchConfig, PLAY_LCB_Z, PLAY_POLICY_TEMPERATURE};
-pub use drive::{pick_by_lcb, pick_by_visits, search_parallel, search_until, search_with};
+pub use drive::{lower_confidence_bound, pick_by_lcb, pick_by_visits, search_parallel, search_until, search_with};
 pub use gumbel::GumbelParams;
 pub use node::NODE_BYTES;
 pub use tree::{LeafBatch, Mcts, SearchStats, TreeMemory};
