@@ -393,9 +393,10 @@ impl Brain {
     }
 
     /// `YXNBEST n` (`n` > 0; 0 is [`Brain::think`]): our move as [`Brain::think`] answers it, with
-    /// a `MESSAGE NBEST k x,y visits=V winrate=W pv=x,y ...` line first for each of the `n` most
-    /// visited root candidates of the search (`k` from 1; `W` = (value + 1) / 2 for us). A move
-    /// played without a search (the first stone, a VCF) has no such lines.
+    /// a `MESSAGE NBEST k x,y visits=V winrate=W pv=x,y ...` line first for each of `n` root
+    /// candidates of the search: the move played, then the most visited (`k` from 1; `W` =
+    /// (value + 1) / 2 for us). A move played without a search (the first stone, a VCF) has no
+    /// such lines.
     pub(super) fn think_nbest(&mut self, nbest: usize) -> Vec<String> {
         let t0 = std::time::Instant::now();
         let empty_board = self.moves.is_empty();
@@ -414,7 +415,14 @@ impl Brain {
             if nbest > 0 && c.playouts + c.reused > 0 {
                 let (_, agent) = self.agent.as_ref().context("no agent")?;
                 let mut cands = agent.candidates(&game, NBEST_PV_LENGTH);
-                cands.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.value.total_cmp(&a.value)));
+                // The move played first (the agent's choice, e.g. by a lower confidence bound),
+                // then the others by visits.
+                cands.sort_by(|a, b| {
+                    (b.action == action)
+                        .cmp(&(a.action == action))
+                        .then(b.visits.cmp(&a.visits))
+                        .then(b.value.total_cmp(&a.value))
+                });
                 for (k, cand) in cands.iter().take(nbest).enumerate() {
                     out.push(format!(
                         "MESSAGE NBEST {} {} visits={} winrate={:.3} pv={}",

@@ -29,7 +29,7 @@
 //! - `TAKEBACK x,y` → `OK` when `x,y` is the last stone (removed), else `ERROR`.
 //! - `YXHASHCLEAR` → no answer: the search tree kept between moves is dropped.
 //! - `YXNBEST n` (`n` ≥ 1) → our move, recorded as a `TURN` answer is, after one line per
-//!   candidate of its search, the `n` most visited root moves:
+//!   candidate of its search, `n` root moves: the one played, then the most visited:
 //!   `MESSAGE NBEST k x,y visits=V winrate=W pv=x,y x,y ...` (`k` from 1, `W` = (value + 1) / 2
 //!   for us, the principal variation from the candidate). A move without a search (a VCF) has
 //!   none.
@@ -693,6 +693,46 @@ mod tests {
                 })
                 .collect()
         }
+    }
+
+    /// Plays `self.0` and lists [`Balanced`]'s candidates.
+    struct Plays(&'static str);
+    impl Agent for Plays {
+        fn new_game(&mut self, _seed: u64) -> Result<()> {
+            Ok(())
+        }
+        fn choose(&mut self, game: &Game) -> Result<Choice> {
+            let (x, y) = parse_xy(self.0).unwrap();
+            let action = Action::Place(from_wire(x, y, game.board().size()).unwrap());
+            Ok(Choice { action, value: Some(-0.5), playouts: 10, reused: 0 })
+        }
+        fn candidates(&self, game: &Game, pv_length: usize) -> Vec<Candidate> {
+            Balanced.candidates(game, pv_length)
+        }
+    }
+
+    /// `YXNBEST n` lists the move played first (here the third most visited), then the most
+    /// visited (ties: the better value), `n` lines, and plays and records the move.
+    #[test]
+    fn nbest_lists_the_move_played_first() {
+        let setup = "START 15\nINFO rule 4\nYXBOARD\n0,1,1\n14,14,2\nDONE\n";
+        let mut b = Brain::new(
+            Box::new(|_| Ok(Box::new(Plays("11,3")) as Box<dyn Agent>)),
+            BrainOptions { root_vcf_nodes: 0, root_vct_nodes: 0, ..BrainOptions::default() },
+        );
+        let out = run_all(&mut b, &format!("{setup}YXNBEST 3\n"));
+        assert_eq!(
+            out,
+            [
+                "OK",
+                "MESSAGE NBEST 1 11,3 visits=60 winrate=0.250 pv=11,3",
+                "MESSAGE NBEST 2 3,3 visits=100 winrate=0.650 pv=3,3",
+                "MESSAGE NBEST 3 7,7 visits=100 winrate=0.500 pv=7,7",
+                "MESSAGE playouts 10 reused 0 value -0.500",
+                "11,3",
+            ]
+        );
+        assert_eq!(b.moves().last(), Some(&from_wire(11, 3, 15).unwrap()));
     }
 
     /// The balance commands choose the candidate (pair) closest to the bias among the legal ones
