@@ -157,9 +157,15 @@ fn pbrain_launcher_finds_its_model_next_to_itself_or_in_the_environment() {
         assert!(out.status.success(), "{env:?}: {}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(answers[0], "OK", "{env:?}: {stdout}");
         point(answers[1]);
-        // Without the variable the model next to the link was used (no shipped-model fallback notice).
+        // Without the variable the model next to the link was used (no shipped-model fallback
+        // notice), and stderr names the generation it resolved to.
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!stderr.contains("playing the shipped model"), "{env:?}: {stderr}");
+        let named = match env {
+            None => format!("gomocup: model {}", dir.path().join("models").join("gen-000000").display()),
+            Some(m) => format!("gomocup: model {m}"),
+        };
+        assert!(stderr.contains(&named), "{env:?}: {stderr}");
     }
 }
 

@@ -73,9 +73,15 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
     let spec = EvaluatorSpec::parse(&args.model)?;
     // A model that is not there (or that this build cannot play) fails now, not at the
     // manager's START; the message is the loader's (the one `arena` and `openings` give).
-    if let EvaluatorSpec::Model(dir) = &spec {
-        check_playable(dir)?;
-    }
+    // Which model plays goes to stderr (a manager shows or logs it; stdout is the protocol's).
+    let playing = match &spec {
+        EvaluatorSpec::Model(dir) => check_playable(dir)?.0.display().to_string(),
+        EvaluatorSpec::Shipped => {
+            format!("the shipped model ({})", renju_selfplay::linepattern::shipped::SHIPPED_SUMMARY.trim())
+        }
+        other => other.to_string(),
+    };
+    renju_zero::pipeline::say(&format!("gomocup: model {playing}"));
     let load_model = evaluator_loader(DeviceChoice::Auto);
     let batch = args.batch.max(1);
     let reuse_tree = !args.no_tree_reuse;
