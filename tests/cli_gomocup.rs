@@ -278,6 +278,9 @@ fn threads_flag_and_info_thread_num() {
     let out = run(&["--lcb=-1"], b"END\n");
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--lcb -1 must be a number of standard errors, 0 or more"));
+    let out = run(&["--lcb", "1", "--most-visited"], b"END\n");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"), "{out:?}");
 }
 
 /// Yixin-Board's extensions through the CLI (the candidate lines are MESSAGEs, which the reader

@@ -71,7 +71,7 @@ pub struct PlaySearchArgs {
     pub lcb: f32,
     /// Play the most visited root move instead of the best lower confidence bound (for
     /// measuring what the bound brings).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "lcb")]
     pub most_visited: bool,
 }
 
