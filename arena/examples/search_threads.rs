@@ -7,6 +7,8 @@
 //! ```sh
 //! cargo run --release -p renju-arena --example search_threads -- --time 1 --positions 4 --threads 1,2 --repeat 3
 //! ```
+//!
+//! `--batch N` sets the leaves a thread gathers per batch (the brain's default otherwise).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -81,12 +83,13 @@ fn measure(
     games: &[Game],
     threads: usize,
     time: Duration,
+    batch: usize,
     make: &dyn Fn() -> Box<dyn Evaluator>,
 ) -> Result<(f64, f64)> {
     let spent = Arc::new(AtomicU64::new(0));
     let evals: Vec<Box<dyn Evaluator>> =
         (0..threads).map(|_| Box::new(Timed { inner: make(), spent: spent.clone() }) as Box<dyn Evaluator>).collect();
-    let settings = SearchSettings { threads, ..SearchSettings::default() };
+    let settings = SearchSettings { threads, batch, ..SearchSettings::default() };
     let mut agent = MctsAgent::with_evaluators(evals, settings);
     let limit = SearchLimit { playouts: None, time: Some(time) };
     let (mut playouts, mut elapsed) = (0u64, Duration::ZERO);
@@ -103,6 +106,7 @@ fn measure(
 
 fn main() -> Result<()> {
     let (mut time, mut positions, mut repeat) = (1.0f64, 4usize, 3usize);
+    let mut batch = SearchSettings::default().batch;
     let mut thread_counts = vec![1usize, 2];
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
@@ -112,6 +116,7 @@ fn main() -> Result<()> {
             "--time" => time = v.parse().with_context(|| format!("--time {v}"))?,
             "--positions" => positions = v.parse().with_context(|| format!("--positions {v}"))?,
             "--repeat" => repeat = v.parse().with_context(|| format!("--repeat {v}"))?,
+            "--batch" => batch = v.parse().with_context(|| format!("--batch {v}"))?,
             "--threads" => {
                 thread_counts = v
                     .split(',')
@@ -119,11 +124,14 @@ fn main() -> Result<()> {
                     .collect::<Result<_, _>>()
                     .with_context(|| format!("--threads {v}"))?
             }
-            other => bail!("unknown option {other} (--time SECONDS, --positions N, --repeat N, --threads 1,2,...)"),
+            other => bail!(
+                "unknown option {other} (--time SECONDS, --positions N, --repeat N, --batch N, --threads 1,2,...)"
+            ),
         }
     }
     anyhow::ensure!(time > 0.0 && time.is_finite(), "--time {time} must be a positive number of seconds");
     anyhow::ensure!(thread_counts.iter().all(|&t| t >= 1), "--threads: every count must be at least 1");
+    anyhow::ensure!(batch >= 1, "--batch {batch} must be at least 1");
     let time = Duration::from_secs_f64(time);
     let games = midgames(positions.max(1))?;
     let net = LinePatternNet::new(random_weights(15, 32, 32, 1))?;
@@ -138,7 +146,7 @@ fn main() -> Result<()> {
             // speed with the least interference from other processes.
             let mut runs = Vec::new();
             for _ in 0..repeat.max(1) {
-                runs.push(measure(&games, threads, time, make.as_ref())?);
+                runs.push(measure(&games, threads, time, batch, make.as_ref())?);
             }
             let best = runs.iter().cloned().fold((0.0, 0.0), |b, r| if r.0 > b.0 { r } else { b });
             if threads == 1 {

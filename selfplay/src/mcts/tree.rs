@@ -138,12 +138,14 @@ pub struct Mcts {
     pub(super) spare: Vec<Node>,
 }
 
-/// The largest node arena (in nodes: 128 MiB) kept for reuse when a tree is replaced
+/// The largest node arena (in nodes: 512 MiB) kept for reuse when a tree is replaced
 /// ([`Mcts::advance`], [`Mcts::reset`]). A search fills tens of megabytes a second with fresh
 /// nodes; writing them into memory the process already has, instead of pages new to it, saves
 /// the page faults and the kernel's zeroing (a tenth of a one-thread search's time, measured).
-/// A larger arena is freed.
-pub(super) const SPARE_ARENA_NODES: usize = 1 << 22;
+/// A larger arena is freed. The brain's two-thread tree at 0.2 s a move passes 4M nodes (its
+/// arena then holds 8M), so a smaller bound would free it after most moves; with `max_memory`
+/// the brain keeps its tree under half of the limit, which bounds the kept arena too.
+pub(super) const SPARE_ARENA_NODES: usize = 1 << 24;
 
 /// `arena` emptied, to hold another tree; a new, unallocated one when it is larger than
 /// [`SPARE_ARENA_NODES`] (that memory is freed).
