@@ -100,6 +100,9 @@ pub struct SearchStats {
     pub playouts: u64,
     /// Leaves sent for evaluation.
     pub evaluations: u64,
+    /// The sum over those leaves of their depth below the root (the moves from the root's
+    /// position to the leaf's).
+    pub leaf_depth: u64,
     /// Playouts abandoned because they reached a leaf already awaiting evaluation.
     pub collisions: u64,
     /// Nodes the VCT check proved won for their mover.
@@ -372,6 +375,7 @@ impl Mcts {
                     self.walker.encode_zeroed(&mut planes[s..], &mut globals[g..]);
                     added += 1;
                     self.stats.evaluations += 1;
+                    self.stats.leaf_depth += self.path.len() as u64 - 1;
                 }
             }
             self.walker.reset();
@@ -1032,6 +1036,35 @@ mod tests {
             })
             .max_by_key(|x| x.1)
             .unwrap()
+    }
+
+    /// `SearchStats::leaf_depth` is the sum over the evaluated leaves of their depth below the
+    /// root: without the shortcuts (no node expanded to a forced reply) every expanded node was
+    /// such a leaf, so it equals the depths of the expanded nodes summed over the tree.
+    #[test]
+    fn leaf_depth_sums_the_depths_of_the_evaluated_leaves() {
+        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: true }, None).unwrap();
+        for (x, y) in [(7, 7), (8, 8), (7, 8)] {
+            g.apply(Action::Place(Point::new(x, y))).unwrap();
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut m = Mcts::new(&g, SearchConfig { shortcuts: false, ..SearchConfig::default() });
+        let mut ev = HeuristicEvaluator::new(15);
+        search_with(&mut m, 300, 8, &mut rng, |p, gl, n| ev.evaluate(p, gl, n)).unwrap();
+        let st = m.take_stats();
+        let (mut expanded, mut depths, mut stack) = (0u64, 0u64, vec![(m.root, 0u64)]);
+        while let Some((node, d)) = stack.pop() {
+            let nd = m.nodes[node as usize];
+            assert!(nd.state != Pending, "nothing is pending after a search");
+            if nd.state == Expanded {
+                expanded += 1;
+                depths += d;
+                stack.extend(nd.children().map(|c| (c as u32, d + 1)));
+            }
+        }
+        assert_eq!(st.evaluations, expanded);
+        assert_eq!(st.leaf_depth, depths);
+        assert!(st.leaf_depth > st.evaluations, "the search went below the root's children");
     }
 
     /// Follow keeps the subtree of the decisions played with its visits (the node of the
