@@ -290,6 +290,22 @@ fn a_person_plays_whole_rif_games_against_the_shipped_model_in_chromium() {
             js(&c, "return [...document.querySelectorAll('#board .forbidden')].map(e => e.dataset.point)").await;
         assert_eq!(marks, json!(["h8"]), "the one forbidden point, h8, is marked");
         screenshot(&c, "forbidden-double-three.png").await;
+        // An analysis of that position lists its candidates, the first the move the engine
+        // plays, each visited one with the bound it was chosen by (below its win rate).
+        click(&c, "#an-start").await;
+        wait_for(&c, "return document.querySelectorAll('#an-candidates tbody tr').length >= 3", 60, "candidates").await;
+        click(&c, "#an-stop").await;
+        wait_for(&c, "return !document.querySelector('#an-start').disabled", 30, "the analysis to stop").await;
+        screenshot(&c, "analysis.png").await;
+        let first =
+            js(&c, "return [...document.querySelector('#an-candidates tbody tr').children].map(td => td.textContent)")
+                .await;
+        let cell = |i: usize| first[i].as_str().unwrap_or("").to_string();
+        let (win, bound): (f64, f64) = (cell(3).parse().unwrap_or(-1.0), cell(4).parse().unwrap_or(-1.0));
+        assert!(
+            (0.0..=win).contains(&bound),
+            "the first candidate's bound is a percentage under its win rate: {first}"
+        );
 
         // RIF: after the swap the player holding Black places two fifth-move offers and the
         // other picks one. As the first player the person keeps Black unless the AI swaps; the

@@ -64,11 +64,14 @@ function parsePoint(s, size) {
   return { x, y };
 }
 
-/** Win rate in [0,1] of an answer node: from wdl when given, else from value. */
+/**
+ * Win rate in [0,1] of an answer node for the player to decide: the search's value (win - loss)
+ * where the node was searched, else the value head's wdl (an unvisited candidate).
+ */
 function winRate(node) {
   if (!node) return null;
-  if (Array.isArray(node.wdl) && node.wdl.length === 3) return node.wdl[0] + node.wdl[1] / 2;
   if (typeof node.value === "number") return (node.value + 1) / 2;
+  if (Array.isArray(node.wdl) && node.wdl.length === 3) return node.wdl[0] + node.wdl[1] / 2;
   return null;
 }
 
@@ -941,6 +944,7 @@ const Analyse = {
       const tr = el("tr", { "data-action": c.action, class: i === 0 ? "best" : "" });
       const cells = [
         String(i + 1), c.action, String(c.visits ?? ""), pct(winRate(c)),
+        typeof c.lcb === "number" ? pct(Math.max(0, (c.lcb + 1) / 2)) : "–",
         typeof c.prior === "number" ? pct(c.prior) : "–", (c.pv || []).join(" "),
       ];
       for (const t of cells) tr.append(el("td", {}, t));
