@@ -1011,11 +1011,18 @@ mod tests {
             .collect()
     }
 
-    fn reused_tree(seed: u64) -> Mcts {
+    /// Free renju from the centre after h8 i9 h9: a quiet opening (no four, no three), White to
+    /// move, the position most tree tests search.
+    fn three_stone_opening() -> Game {
         let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: true }, None).unwrap();
         for (x, y) in [(7, 7), (8, 8), (7, 8)] {
             g.apply(Action::Place(Point::new(x, y))).unwrap();
         }
+        g
+    }
+
+    fn reused_tree(seed: u64) -> Mcts {
+        let mut g = three_stone_opening();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut m = Mcts::new(&g, SearchConfig::default());
         let mut ev = HeuristicEvaluator::new(15);
@@ -1043,10 +1050,7 @@ mod tests {
     /// such a leaf, so it equals the depths of the expanded nodes summed over the tree.
     #[test]
     fn leaf_depth_sums_the_depths_of_the_evaluated_leaves() {
-        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: true }, None).unwrap();
-        for (x, y) in [(7, 7), (8, 8), (7, 8)] {
-            g.apply(Action::Place(Point::new(x, y))).unwrap();
-        }
+        let g = three_stone_opening();
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         let mut m = Mcts::new(&g, SearchConfig { shortcuts: false, ..SearchConfig::default() });
         let mut ev = HeuristicEvaluator::new(15);
@@ -1072,10 +1076,7 @@ mod tests {
     /// starts afresh for a position that does not follow (another history, another rule).
     #[test]
     fn follow_keeps_the_subtree_of_the_decisions_played() {
-        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: true }, None).unwrap();
-        for (x, y) in [(7, 7), (8, 8), (7, 8)] {
-            g.apply(Action::Place(Point::new(x, y))).unwrap();
-        }
+        let g = three_stone_opening();
         let search = |m: &mut Mcts, visits: u32| {
             let mut rng = ChaCha8Rng::seed_from_u64(3);
             let mut ev = HeuristicEvaluator::new(15);
@@ -1122,10 +1123,7 @@ mod tests {
     /// grow along it, and it stops at a node with no visited child or at `max` actions.
     #[test]
     fn principal_variation_follows_the_most_visited_children() {
-        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: true }, None).unwrap();
-        for (x, y) in [(7, 7), (8, 8), (7, 8)] {
-            g.apply(Action::Place(Point::new(x, y))).unwrap();
-        }
+        let g = three_stone_opening();
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let mut m = Mcts::new(&g, SearchConfig::default());
         let mut ev = HeuristicEvaluator::new(15);
@@ -1152,10 +1150,7 @@ mod tests {
     /// its children's, so the replies' visit-weighted values add up to the move's within 1.
     #[test]
     fn child_values_after_a_move_are_from_the_root_deciders_view() {
-        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: true }, None).unwrap();
-        for (x, y) in [(7, 7), (8, 8), (7, 8)] {
-            g.apply(Action::Place(Point::new(x, y))).unwrap();
-        }
+        let g = three_stone_opening();
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         let mut m = Mcts::new(&g, SearchConfig::default());
         let mut ev = HeuristicEvaluator::new(15);
@@ -1426,10 +1421,7 @@ mod tests {
 
     /// A noised search of a 3-stone free-renju position with forced playouts `k`, one leaf a batch.
     fn forced_search(k: f32, seed: u64) -> (Mcts, Game) {
-        let mut g = Game::new(15, Rule::Renju, Protocol::Free { centre: true }, None).unwrap();
-        for (x, y) in [(7, 7), (8, 8), (7, 8)] {
-            g.apply(Action::Place(Point::new(x, y))).unwrap();
-        }
+        let g = three_stone_opening();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut m = Mcts::new(&g, SearchConfig { forced_playouts: k, ..SearchConfig::default() });
         let mut ev = HeuristicEvaluator::new(15);
