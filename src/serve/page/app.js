@@ -64,13 +64,16 @@ function parsePoint(s, size) {
   return { x, y };
 }
 
+/** A value (win - loss, in [-1,1]) as a win rate in [0,1], draws counting half. */
+const rateOfValue = (v) => (v + 1) / 2;
+
 /**
  * Win rate in [0,1] of an answer node for the player to decide: the search's value (win - loss)
  * where the node was searched, else the value head's wdl (an unvisited candidate).
  */
 function winRate(node) {
   if (!node) return null;
-  if (typeof node.value === "number") return (node.value + 1) / 2;
+  if (typeof node.value === "number") return rateOfValue(node.value);
   if (Array.isArray(node.wdl) && node.wdl.length === 3) return node.wdl[0] + node.wdl[1] / 2;
   return null;
 }
@@ -944,7 +947,7 @@ const Analyse = {
       const tr = el("tr", { "data-action": c.action, class: i === 0 ? "best" : "" });
       const cells = [
         String(i + 1), c.action, String(c.visits ?? ""), pct(winRate(c)),
-        typeof c.lcb === "number" ? pct(Math.max(0, (c.lcb + 1) / 2)) : "–",
+        typeof c.lcb === "number" ? pct(Math.max(0, rateOfValue(c.lcb))) : "–",
         typeof c.prior === "number" ? pct(c.prior) : "–", (c.pv || []).join(" "),
       ];
       for (const t of cells) tr.append(el("td", {}, t));
