@@ -214,6 +214,13 @@ pub struct MctsAgent {
     interrupt: Option<Interrupt>,
 }
 
+/// The root action [`pick_by_lcb`] picks at `z` among `choices` (the root moves the agent may
+/// play, [`Mcts::root_choices`]), their values from `m`.
+fn lcb_choice(m: &Mcts, choices: &[(usize, u32, f32)], z: f32) -> Option<usize> {
+    let values: Vec<_> = m.root_child_values().into_iter().filter(|v| choices.iter().any(|c| c.0 == v.0)).collect();
+    pick_by_lcb(&values, z)
+}
+
 impl MctsAgent {
     /// An agent over `eval` with these settings (one search thread).
     pub fn new(eval: Box<dyn Evaluator>, settings: SearchSettings) -> MctsAgent {
@@ -280,12 +287,7 @@ impl MctsAgent {
         }
         m.gumbel_action()
             .filter(|a| choices.iter().any(|c| c.0 == *a))
-            .or_else(|| {
-                let z = self.settings.lcb.filter(|_| !explore)?;
-                let values: Vec<_> =
-                    m.root_child_values().into_iter().filter(|v| choices.iter().any(|c| c.0 == v.0)).collect();
-                pick_by_lcb(&values, z)
-            })
+            .or_else(|| lcb_choice(m, &choices, self.settings.lcb.filter(|_| !explore)?))
             .or_else(|| pick_by_visits(&choices, if explore { 1.0 } else { 0.0 }, &mut self.rng))
     }
 
@@ -353,12 +355,16 @@ impl MctsAgent {
         let mut watch = stretch.map(Watch::new);
         let first = m.root_visits() as u64;
         let interrupt = self.interrupt.clone();
+        // The clock watches the move that would be played: by its bound, past the sampled
+        // opening decisions, when the agent chooses so.
+        let lcb = self.settings.lcb.filter(|_| game.history().len() >= self.settings.explore);
         let mut go_on = |m: &Mcts| -> bool {
             if interrupt.as_ref().is_some_and(|stop| stop()) {
                 return false;
             }
             let Some(w) = watch.as_mut() else { return true };
-            let Some(root) = RootView::of(&m.root_children(), m.root_value()) else { return true };
+            let chosen = lcb.and_then(|z| lcb_choice(m, &m.root_choices(), z));
+            let Some(root) = RootView::of(&m.root_children(), m.root_value(), chosen) else { return true };
             w.go_on(start.elapsed(), (m.root_visits() as u64).saturating_sub(first), &root)
         };
         let chunk = if time.is_some() || self.interrupt.is_some() { batch as u64 } else { cap };

@@ -1,14 +1,17 @@
 //! Adaptive time use for one decision: the search aims at a target time, may stop before it when
 //! the move is settled, and may run past it, up to a most, while it is not.
 //!
-//! - **Before the target**, once a quarter of it has passed, the search stops when the most
-//!   visited root child cannot be overtaken before the target: its lead in visits over the
-//!   second exceeds the playouts still to come at the rate seen so far. The move played at the
-//!   target would be the same, so the time is saved for later moves.
-//! - **At the target** it goes on, up to the most, while the search is unsettled: the second
-//!   child has at least three quarters of the best one's visits, the best child changed within the
-//!   last quarter of this decision's playouts, or the root value moved by more than
-//!   [`VALUE_MOVE`] since half the target.
+//! - **Before the target**, once a quarter of it has passed, the search stops when the move the
+//!   agent would play is the most visited root child and that child cannot be overtaken before
+//!   the target: its lead in visits over the second exceeds the playouts still to come at the
+//!   rate seen so far. The move played at the target would be the same, so the time is saved for
+//!   later moves. A move chosen by its value's lower confidence bound may differ from the most
+//!   visited; then the search goes on.
+//! - **At the target** it goes on, up to the most, while the search is unsettled: the move that
+//!   would be played is not the most visited child, the second child has at least three quarters
+//!   of the best one's visits, the move that would be played changed within the last quarter of
+//!   this decision's playouts, or the root value moved by more than [`VALUE_MOVE`] since half the
+//!   target.
 //! - A proven or forced root ends the search (the agent's own checks), whatever the clock says.
 //!
 //! The Gomocup brain plans the target and the most from the match clock ([`crate::gomocup`]'s
@@ -31,18 +34,29 @@ pub struct RootView {
     pub best_visits: u64,
     /// Visits of the second most visited child (0 with one child).
     pub second_visits: u64,
+    /// The child the agent would play if the search stopped now (its action index): `best`
+    /// when the move is the most visited, another child when it is chosen by a lower confidence
+    /// bound.
+    pub chosen: usize,
     /// The root value for its decider.
     pub value: f32,
 }
 
 impl RootView {
     /// From `(action index, visits, prior)` root children (as [`renju_selfplay::mcts::Mcts::root_children`]
-    /// gives them) and the root value; `None` without children. The best is the most visited,
-    /// ties to the higher prior, as the move choice has it.
-    pub fn of(children: &[(usize, u32, f32)], value: f32) -> Option<RootView> {
+    /// gives them), the root value and the child the agent would play (`None`: the most
+    /// visited); `None` without children. The best is the most visited, ties to the higher
+    /// prior, as the move choice by visits has it.
+    pub fn of(children: &[(usize, u32, f32)], value: f32, chosen: Option<usize>) -> Option<RootView> {
         let best = children.iter().max_by(|a, b| a.1.cmp(&b.1).then(a.2.total_cmp(&b.2)))?;
         let second = children.iter().filter(|c| c.0 != best.0).map(|c| c.1).max().unwrap_or(0);
-        Some(RootView { best: best.0, best_visits: best.1 as u64, second_visits: second as u64, value })
+        Some(RootView {
+            best: best.0,
+            best_visits: best.1 as u64,
+            second_visits: second as u64,
+            value,
+            chosen: chosen.unwrap_or(best.0),
+        })
     }
 }
 
@@ -54,16 +68,17 @@ pub const VALUE_MOVE: f32 = 0.1;
 #[derive(Clone, Debug)]
 pub struct Watch {
     stretch: Stretch,
-    best: Option<usize>,
-    /// This decision's playouts when the best child last changed.
-    best_since: u64,
+    /// The move that would be played, as last seen.
+    chosen: Option<usize>,
+    /// This decision's playouts when the move that would be played last changed.
+    chosen_since: u64,
     /// The root value first seen at or after half the target.
     half_value: Option<f32>,
 }
 
 impl Watch {
     pub fn new(stretch: Stretch) -> Watch {
-        Watch { stretch, best: None, best_since: 0, half_value: None }
+        Watch { stretch, chosen: None, chosen_since: 0, half_value: None }
     }
 
     /// Whether the search goes on, `elapsed` after the decision began, with `searched` playouts
@@ -73,10 +88,11 @@ impl Watch {
         if elapsed >= most.max(target) {
             return false;
         }
-        if self.best != Some(root.best) {
-            self.best = Some(root.best);
-            self.best_since = searched;
+        if self.chosen != Some(root.chosen) {
+            self.chosen = Some(root.chosen);
+            self.chosen_since = searched;
         }
+        let settled_choice = root.chosen == root.best;
         if self.half_value.is_none() && elapsed >= target / 2 {
             self.half_value = Some(root.value);
         }
@@ -85,14 +101,14 @@ impl Watch {
             if elapsed >= target / 4 && searched > 0 && !elapsed.is_zero() {
                 let rate = searched as f64 / elapsed.as_secs_f64();
                 let to_come = rate * (target - elapsed).as_secs_f64();
-                return lead as f64 <= to_come;
+                return !settled_choice || lead as f64 <= to_come;
             }
             return true;
         }
         let close = root.second_visits * 4 >= root.best_visits * 3;
-        let changed = self.best_since * 4 > searched * 3;
+        let changed = self.chosen_since * 4 > searched * 3;
         let moving = self.half_value.is_some_and(|v| (v - root.value).abs() > VALUE_MOVE);
-        close || changed || moving
+        !settled_choice || close || changed || moving
     }
 }
 
@@ -102,16 +118,18 @@ mod tests {
 
     const MS: fn(u64) -> Duration = Duration::from_millis;
 
+    /// The most visited child is the move that would be played.
     fn view(best: usize, best_visits: u64, second_visits: u64, value: f32) -> RootView {
-        RootView { best, best_visits, second_visits, value }
+        RootView { best, best_visits, second_visits, value, chosen: best }
     }
 
     #[test]
     fn root_view_takes_the_most_visited_then_the_prior() {
-        let v = RootView::of(&[(3, 10, 0.1), (5, 40, 0.2), (7, 40, 0.5), (9, 2, 0.9)], 0.3).unwrap();
-        assert_eq!(v, view(7, 40, 40, 0.3));
-        assert_eq!(RootView::of(&[(4, 6, 1.0)], 0.0).unwrap(), view(4, 6, 0, 0.0));
-        assert_eq!(RootView::of(&[], 0.0), None);
+        let ch = [(3, 10, 0.1), (5, 40, 0.2), (7, 40, 0.5), (9, 2, 0.9)];
+        assert_eq!(RootView::of(&ch, 0.3, None).unwrap(), view(7, 40, 40, 0.3));
+        assert_eq!(RootView::of(&ch, 0.3, Some(3)).unwrap(), RootView { chosen: 3, ..view(7, 40, 40, 0.3) });
+        assert_eq!(RootView::of(&[(4, 6, 1.0)], 0.0, None).unwrap(), view(4, 6, 0, 0.0));
+        assert_eq!(RootView::of(&[], 0.0, None), None);
     }
 
     #[test]
@@ -125,6 +143,12 @@ mod tests {
         // Before a quarter of the target the search always goes on, however large the lead.
         let mut w = Watch::new(stretch);
         assert!(w.go_on(MS(50), 1000, &view(1, 1000, 0, 0.2)));
+        // The same lead, but the move that would be played (by its bound) is another child:
+        // the search goes on; once the choice is the most visited again, it stops.
+        let mut w = Watch::new(stretch);
+        let other = RootView { chosen: 2, ..view(1, 2700, 200, 0.2) };
+        assert!(w.go_on(MS(300), 3000, &other));
+        assert!(!w.go_on(MS(310), 3100, &view(1, 2800, 200, 0.2)));
     }
 
     #[test]
@@ -150,6 +174,13 @@ mod tests {
         assert!(w.go_on(MS(200), 2000, &view(1, 1200, 500, 0.4)));
         assert!(w.go_on(MS(400), 4000, &view(1, 2400, 1000, 0.25)));
         assert!(!w.go_on(MS(500), 5000, &view(1, 3000, 1200, 0.35)), "back within 0.1 of 0.4");
+        // The move that would be played is not the most visited: go on past the target, up to
+        // the most.
+        let mut w = Watch::new(stretch);
+        let other = |ms: u64| RootView { chosen: 2, ..view(1, ms * 6, ms * 2, 0.1) };
+        assert!(w.go_on(MS(100), 1000, &other(100)));
+        assert!(w.go_on(MS(400), 4000, &other(400)), "the choice is not the most visited");
+        assert!(!w.go_on(MS(1200), 12000, &other(1200)), "never past the most");
     }
 
     #[test]
