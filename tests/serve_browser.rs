@@ -306,6 +306,19 @@ fn a_person_plays_whole_rif_games_against_the_shipped_model_in_chromium() {
             (0.0..=win).contains(&bound),
             "the first candidate's bound is a percentage under its win rate: {first}"
         );
+        // The API answers a query with the query's own id (the server runs it under its own).
+        let answer = c
+            .execute_async(
+                "const done = arguments[arguments.length - 1]; \
+                 fetch('/api/analyze', {method: 'POST', headers: {'Content-Type': 'application/json'}, \
+                   body: JSON.stringify({id: 'mine-1', rule: 'renju', moves: ['h8', 'h9'], visits: 16})}) \
+                   .then(r => r.json()).then(done, e => done(String(e)))",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(answer["id"], "mine-1", "{answer}");
+        assert!(answer["candidates"].as_array().is_some_and(|c| !c.is_empty()), "{answer}");
 
         // RIF: after the swap the player holding Black places two fifth-move offers and the
         // other picks one. As the first player the person keeps Black unless the AI swaps; the

@@ -8,8 +8,8 @@
 //! wrong, and the server goes on):
 //! - `GET /api/info`: the model, the rules and protocols, the run directories given.
 //! - `POST /api/position`: where a game stands ([`describe_position`]).
-//! - `POST /api/analyze`: an analysis query (the `analyze` format, `id` set by the server),
-//!   answered with its final answer.
+//! - `POST /api/analyze`: an analysis query (the `analyze` format; the server runs it under an
+//!   id of its own and answers with the query's `id`), answered with its final answer.
 //! - `GET /api/analyze/stream?q=QUERY`: the same query as server-sent events, one answer per
 //!   event (partial answers with `reportEvery`), the final one last; the search stops when the
 //!   page closes the stream.
@@ -128,7 +128,19 @@ type ApiResult<T> = std::result::Result<T, ApiError>;
 struct Pending {
     app: Arc<App>,
     id: String,
+    /// The query's own `id`, if it had one: its answers carry it instead of the server's.
+    asked_id: Option<Value>,
     done: bool,
+}
+
+impl Pending {
+    /// `answer` as the requester sees it: with the `id` of its query.
+    fn relabel(&self, mut answer: Value) -> Value {
+        if let (Some(id), Some(obj)) = (&self.asked_id, answer.as_object_mut()) {
+            obj.insert("id".into(), id.clone());
+        }
+        answer
+    }
 }
 
 impl Drop for Pending {
@@ -144,8 +156,9 @@ impl Drop for Pending {
 }
 
 impl App {
-    /// Starts `query` (a JSON object; its `id` is replaced by the server's) and returns the
-    /// channel of its answers.
+    /// Starts `query` (a JSON object), under an id of the server's, so that queries of
+    /// different requesters never share one, and returns the channel of its answers (with the
+    /// server's id: [`Pending::relabel`] gives them the query's).
     async fn start(self: &Arc<Self>, mut query: Value) -> ApiResult<(Pending, mpsc::UnboundedReceiver<Value>)> {
         let Some(obj) = query.as_object_mut() else {
             return Err(ApiError::bad("a query must be a JSON object"));
@@ -157,10 +170,10 @@ impl App {
             ));
         }
         let id = format!("q{}", self.next_id.fetch_add(1, Ordering::Relaxed));
-        obj.insert("id".into(), Value::String(id.clone()));
+        let asked_id = obj.insert("id".into(), Value::String(id.clone()));
         let (tx, rx) = mpsc::unbounded_channel();
         lock(&self.routes).insert(id.clone(), tx);
-        let pending = Pending { app: self.clone(), id, done: false };
+        let pending = Pending { app: self.clone(), id, asked_id, done: false };
         let app = self.clone();
         let line = query.to_string();
         // Starting a query may load a model (the first one of a board size).
@@ -195,7 +208,7 @@ async fn analyze(State(app): State<Arc<App>>, body: String) -> ApiResult<Json<Va
         pending.done = true;
         return match v.get("error").and_then(Value::as_str) {
             Some(e) => Err(ApiError::bad(e)),
-            None => Ok(Json(v)),
+            None => Ok(Json(pending.relabel(v))),
         };
     }
     pending.done = true;
@@ -217,7 +230,7 @@ async fn analyze_stream(
         let (mut pending, mut rx) = state?;
         let v = rx.recv().await?;
         let last = v.get("isDuringSearch") != Some(&Value::Bool(true));
-        let event = Event::default().data(v.to_string());
+        let event = Event::default().data(pending.relabel(v).to_string());
         if last {
             pending.done = true;
             return Some((Ok(event), None));
