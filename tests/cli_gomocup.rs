@@ -160,7 +160,7 @@ fn pbrain_launcher_finds_its_model_next_to_itself_or_in_the_environment() {
         // Without the variable the model next to the link was used (no shipped-model fallback
         // notice), and stderr names the generation it resolved to.
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!stderr.contains("playing the shipped model"), "{env:?}: {stderr}");
+        assert!(!stderr.contains("falling back to the shipped model"), "{env:?}: {stderr}");
         let named = match env {
             None => format!("gomocup: model {}", dir.path().join("models").join("gen-000000").display()),
             Some(m) => format!("gomocup: model {m}"),
@@ -196,7 +196,11 @@ fn pbrain_without_a_model_plays_the_shipped_one_under_a_match_managers_stream() 
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert!(stderr.contains("playing the shipped model"), "{stderr}");
+    // Why (no model found), then which model plays, its summary once.
+    assert!(stderr.contains("no RENJU_ZERO_MODEL and no model/ or models/ in"), "{stderr}");
+    assert!(stderr.contains("falling back to the shipped model"), "{stderr}");
+    assert!(stderr.contains("gomocup: model the shipped model ("), "{stderr}");
+    assert_eq!(stderr.matches("the shipped model (").count(), 1, "{stderr}");
     let answers: Vec<&str> = stdout.lines().filter(|l| !l.starts_with("MESSAGE")).collect();
     assert_eq!(answers[0], "OK", "{stdout}");
     let taken = [(7, 7), (8, 7), (8, 8), (6, 9)];

@@ -123,7 +123,7 @@ pub const MODEL_ENV: &str = "RENJU_ZERO_MODEL";
 /// The model of a brain started as `pbrain-*` without arguments (as Piskvork and c-gomoku-cli
 /// start brains): `$RENJU_ZERO_MODEL` if set; else `model/` or `models/` in the directory the
 /// brain was started from (`argv[0]`'s, so a symlink finds the model next to the link); else
-/// the shipped model (said on stderr).
+/// the shipped model (the reason said on stderr).
 pub fn pbrain_model(argv0: &std::path::Path) -> String {
     if let Ok(m) = std::env::var(MODEL_ENV) {
         if !m.is_empty() {
@@ -140,10 +140,10 @@ pub fn pbrain_model(argv0: &std::path::Path) -> String {
             return d.display().to_string();
         }
     }
+    // Why only: the brain names the model it plays (with the shipped one's summary) once loaded.
     renju_zero::pipeline::say(&format!(
-        "pbrain-renju-zero: no {MODEL_ENV} and no model/ or models/ in {}; playing the shipped model ({})",
-        dir.display(),
-        renju_selfplay::linepattern::shipped::SHIPPED_SUMMARY.trim()
+        "pbrain-renju-zero: no {MODEL_ENV} and no model/ or models/ in {}: falling back to the shipped model",
+        dir.display()
     ));
     "shipped".into()
 }
