@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use anyhow::{bail, ensure, Context, Result};
 use renju_selfplay::eval::{EvaluatorLoader, EvaluatorSpec};
+use renju_selfplay::mcts::SearchConfig;
 use renju_selfplay::stones_only::StonesOnlyEvaluator;
 
 use crate::agent::{Agent, MctsAgent, SearchLimit, SearchSettings};
@@ -174,7 +175,10 @@ impl PlayerSpec {
                     "vct_visits" => s.config.vct_visits = whole(k, v)? as u32,
                     "policy_temp" => {
                         let t = num(k, v)?;
-                        ensure!(t > 0.0, "player {name}: policy_temp={v} must be a positive number");
+                        ensure!(
+                            SearchConfig::is_policy_temperature(t),
+                            "player {name}: policy_temp={v} must be a positive number"
+                        );
                         s.config.policy_temperature = t as f32;
                     }
                     "lcb" => s.lcb = Some(num(k, v)? as f32),

@@ -124,7 +124,10 @@ impl SelfplayConfig {
             self.short_value_horizon
         );
         let t = self.search.policy_temperature;
-        anyhow::ensure!(t > 0.0 && t.is_finite(), "search.policy_temperature {t} must be a positive number");
+        anyhow::ensure!(
+            crate::mcts::SearchConfig::is_policy_temperature(t as f64),
+            "search.policy_temperature {t} must be a positive number"
+        );
         Game::new(self.size, self.rule, self.protocol.clone(), self.stone_cap)
             .map_err(|e| anyhow!("invalid game settings: {e}"))?;
         Ok(())

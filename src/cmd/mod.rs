@@ -79,7 +79,7 @@ impl PlaySearchArgs {
     /// The search configuration (with the MCTS-solver), the given values checked.
     pub fn config(&self) -> anyhow::Result<SearchConfig> {
         anyhow::ensure!(
-            self.policy_temperature.is_finite() && self.policy_temperature > 0.0,
+            SearchConfig::is_policy_temperature(self.policy_temperature as f64),
             "--policy-temperature {} must be a positive number",
             self.policy_temperature
         );

@@ -105,6 +105,15 @@ impl Default for SearchConfig {
     }
 }
 
+impl SearchConfig {
+    /// Whether `t` can be a [`SearchConfig::policy_temperature`]: a positive, finite number
+    /// (the logits are divided by it). Every place that takes one from a user checks it here
+    /// and names its own option in the error.
+    pub fn is_policy_temperature(t: f64) -> bool {
+        t > 0.0 && t.is_finite()
+    }
+}
+
 /// Which root search a [`crate::mcts::SearchConfig`] runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
