@@ -214,6 +214,17 @@ pub struct MctsAgent {
     interrupt: Option<Interrupt>,
 }
 
+/// Orders root candidates as the engine reports them (`analyze` answers, `YXNBEST` lines): the
+/// move it plays (`chosen`) first, then by visits, then by `key`'s third value (larger first).
+/// `key` gives an item's `(action, visits, tie-breaker)`.
+pub fn sort_chosen_first<T, A: PartialEq>(items: &mut [T], chosen: Option<A>, key: impl Fn(&T) -> (A, u64, f32)) {
+    items.sort_by(|x, y| {
+        let ((ax, nx, tx), (ay, ny, ty)) = (key(x), key(y));
+        let is_chosen = |a: &A| chosen.as_ref() == Some(a);
+        is_chosen(&ay).cmp(&is_chosen(&ax)).then(ny.cmp(&nx)).then(ty.total_cmp(&tx))
+    });
+}
+
 /// The root action [`pick_by_lcb`] picks at `z` among `choices` (the root moves the agent may
 /// play, [`Mcts::root_choices`]), their values from `m`.
 fn lcb_choice(m: &Mcts, choices: &[(usize, u32, f32)], z: f32) -> Option<usize> {
@@ -528,6 +539,19 @@ impl Agent for MctsAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn candidates_are_reported_chosen_first_then_by_visits_then_the_tie_breaker() {
+        // (action, visits, tie-breaker)
+        let mut c = vec![(1, 50u64, 0.1f32), (2, 80, 0.0), (3, 50, 0.3), (4, 10, 0.9)];
+        sort_chosen_first(&mut c, Some(4), |k| *k);
+        assert_eq!(c.iter().map(|k| k.0).collect::<Vec<_>>(), [4, 2, 3, 1]);
+        // No chosen move (or one not among them): by visits, then the tie-breaker.
+        sort_chosen_first(&mut c, None::<i32>, |k| *k);
+        assert_eq!(c.iter().map(|k| k.0).collect::<Vec<_>>(), [2, 3, 1, 4]);
+        sort_chosen_first(&mut c, Some(7), |k| *k);
+        assert_eq!(c.iter().map(|k| k.0).collect::<Vec<_>>(), [2, 3, 1, 4]);
+    }
 
     #[test]
     fn search_agent_plays_a_legal_move_and_respects_the_playout_cap() {

@@ -48,7 +48,7 @@ use renju_selfplay::record::wdl_one_hot;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::agent::{MctsAgent, SearchLimit};
+use crate::agent::{sort_chosen_first, MctsAgent, SearchLimit};
 
 /// The longest stretch of search between two looks at the terminate flag and the report clock.
 pub const SLICE: Duration = Duration::from_millis(50);
@@ -685,12 +685,7 @@ fn answer(
     // The action the engine plays first (the brain's choice: `MctsAgent::root_choice`), then
     // the others by visits and prior.
     let best = if tree.root_visits() > 0 { agent.root_choice(tree, false) } else { None };
-    kids.sort_by(|x, y| {
-        (y.0 == best.unwrap_or(usize::MAX))
-            .cmp(&(x.0 == best.unwrap_or(usize::MAX)))
-            .then(y.1.cmp(&x.1))
-            .then(y.3.partial_cmp(&x.3).unwrap_or(std::cmp::Ordering::Equal))
-    });
+    sort_chosen_first(&mut kids, best, |k| (k.0, k.1 as u64, k.3));
     let z = agent.settings().lcb;
     let mut candidates = Vec::new();
     for &(a, n, q, prior) in kids.iter().take(job.top) {

@@ -11,7 +11,7 @@ use renju_rules::{Action, Color, DecisionKind, Game, Opening, Point, Protocol, R
 use super::error;
 use super::tactics::{before_search, defence, defend, Defence, Tactic};
 use super::time::TimeBudget;
-use crate::agent::{Agent, Choice, Interrupt, SearchLimit};
+use crate::agent::{sort_chosen_first, Agent, Choice, Interrupt, SearchLimit};
 use crate::clock::Stretch;
 use crate::wire::{format_point, from_wire, parse_xy, rule_from_bits, to_wire, RULE_BIT_CARO};
 
@@ -417,12 +417,7 @@ impl Brain {
                 let mut cands = agent.candidates(&game, NBEST_PV_LENGTH);
                 // The move played first (the agent's choice, e.g. by a lower confidence bound),
                 // then the others by visits.
-                cands.sort_by(|a, b| {
-                    (b.action == action)
-                        .cmp(&(a.action == action))
-                        .then(b.visits.cmp(&a.visits))
-                        .then(b.value.total_cmp(&a.value))
-                });
+                sort_chosen_first(&mut cands, Some(action), |c| (c.action, c.visits, c.value));
                 for (k, cand) in cands.iter().take(nbest).enumerate() {
                     out.push(format!(
                         "MESSAGE NBEST {} {} visits={} winrate={:.3} pv={}",
