@@ -9,7 +9,8 @@
 //! - `GET /api/info`: the model, the rules and protocols, the run directories given.
 //! - `POST /api/position`: where a game stands ([`describe_position`]).
 //! - `POST /api/analyze`: an analysis query (the `analyze` format; the server runs it under an
-//!   id of its own and answers with the query's `id`), answered with its final answer.
+//!   id of its own and answers with the query's `id`, or its own when the query has none),
+//!   answered with its final answer.
 //! - `GET /api/analyze/stream?q=QUERY`: the same query as server-sent events, one answer per
 //!   event (partial answers with `reportEvery`), the final one last; the search stops when the
 //!   page closes the stream.
