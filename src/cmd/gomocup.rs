@@ -76,9 +76,7 @@ pub fn run(args: GomocupArgs) -> Result<i32> {
     // Which model plays goes to stderr (a manager shows or logs it; stdout is the protocol's).
     let playing = match &spec {
         EvaluatorSpec::Model(dir) => check_playable(dir)?.0.display().to_string(),
-        EvaluatorSpec::Shipped => {
-            format!("the shipped model ({})", renju_selfplay::linepattern::shipped::SHIPPED_SUMMARY.trim())
-        }
+        EvaluatorSpec::Shipped => crate::cmd::shipped_model_named(),
         other => other.to_string(),
     };
     renju_zero::pipeline::say(&format!("gomocup: model {playing}"));

@@ -21,16 +21,18 @@ pub mod train;
 
 use renju_selfplay::mcts::{SearchConfig, PLAY_LCB_Z, PLAY_POLICY_TEMPERATURE};
 
-/// `--model` as given, or `shipped` (the model built into the binary) when none is, which
-/// `command` says on stderr.
+/// The shipped model (the one built into the binary) as the commands name it to a person:
+/// `the shipped model (its summary)`.
+pub fn shipped_model_named() -> String {
+    format!("the shipped model ({})", renju_selfplay::linepattern::shipped::SHIPPED_SUMMARY.trim())
+}
+
+/// `--model` as given, or `shipped` when none is, which `command` says on stderr.
 pub fn model_or_shipped(model: Option<&str>, command: &str) -> String {
     match model {
         Some(m) => m.to_string(),
         None => {
-            renju_zero::pipeline::say(&format!(
-                "{command}: no --model given; using the shipped model ({})",
-                renju_selfplay::linepattern::shipped::SHIPPED_SUMMARY.trim()
-            ));
+            renju_zero::pipeline::say(&format!("{command}: no --model given; using {}", shipped_model_named()));
             "shipped".into()
         }
     }

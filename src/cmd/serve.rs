@@ -30,9 +30,7 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> Result<i32> {
     let spec = args.engine.spec("serve")?;
     let model = match &spec {
-        EvaluatorSpec::Shipped => {
-            format!("shipped model: {}", renju_selfplay::linepattern::shipped::SHIPPED_SUMMARY.trim())
-        }
+        EvaluatorSpec::Shipped => crate::cmd::shipped_model_named(),
         EvaluatorSpec::Model(dir) => dir.display().to_string(),
         other => other.to_string(),
     };
