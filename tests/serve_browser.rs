@@ -49,7 +49,8 @@ fn start_server(run: &Path) -> (Kill, String) {
             break rest.split_whitespace().next().unwrap().to_string();
         }
     };
-    assert!(seen.contains("shipped model"), "no model given, so the shipped one plays: {seen}");
+    assert!(seen.contains("(model: the shipped model ("), "no model given, so the shipped one plays: {seen}");
+    assert_eq!(seen.matches("the shipped model (").count(), 1, "the model is named once: {seen}");
     // Keep reading stderr so that the server never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});
     (Kill(child), url)

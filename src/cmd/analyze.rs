@@ -46,10 +46,14 @@ pub struct AnalyzeArgs {
 }
 
 impl EngineArgs {
-    /// The evaluator spec (`shipped` when no model is given, said on stderr by `command`),
-    /// checked to be playable now rather than at the first query.
-    pub fn spec(&self, command: &str) -> Result<EvaluatorSpec> {
-        let model = crate::cmd::model_or_shipped(self.model.as_deref(), command);
+    /// The evaluator spec (`shipped` when no model is given, said on stderr by `command` when
+    /// there is one: `serve` names its model in its own first line instead), checked to be
+    /// playable now rather than at the first query.
+    pub fn spec(&self, command: Option<&str>) -> Result<EvaluatorSpec> {
+        let model = match command {
+            Some(command) => crate::cmd::model_or_shipped(self.model.as_deref(), command),
+            None => self.model.clone().unwrap_or_else(|| "shipped".into()),
+        };
         let spec = EvaluatorSpec::parse(&model)?;
         if let EvaluatorSpec::Model(dir) = &spec {
             check_playable(dir)?;
@@ -83,7 +87,7 @@ impl EngineArgs {
 
 /// Run the command; returns the process exit code.
 pub fn run(args: AnalyzeArgs) -> Result<i32> {
-    let spec = args.engine.spec("analyze")?;
+    let spec = args.engine.spec(Some("analyze"))?;
     let mut engine = args.engine.engine(spec, Output::new(std::io::stdout()))?;
     serve(&mut engine, std::io::stdin().lock())?;
     Ok(0)

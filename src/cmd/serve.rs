@@ -28,7 +28,8 @@ pub struct ServeArgs {
 
 /// Run the command; returns the process exit code (it serves until stopped).
 pub fn run(args: ServeArgs) -> Result<i32> {
-    let spec = args.engine.spec("serve")?;
+    // The listening line names the model (the shipped one too): no separate notice.
+    let spec = args.engine.spec(None)?;
     let model = match &spec {
         EvaluatorSpec::Shipped => crate::cmd::shipped_model_named(),
         EvaluatorSpec::Model(dir) => dir.display().to_string(),
