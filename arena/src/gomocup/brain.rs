@@ -502,11 +502,12 @@ impl Brain {
     }
 
     /// `YXSEARCHDEFEND`: the moves that stop the opponent's threat, as one `MESSAGE DEFEND ...`
-    /// line (module docs of [`super`]), then our move as [`Brain::think`] answers it. The
-    /// questions are the tactics' ([`super::tactics`]): the opponent's VCF, then, without one,
-    /// its VCT, each within the root budgets and the move's time.
+    /// line (module docs of [`super`]; a second one names the VCF refutations that lose to a
+    /// VCT), then our move as [`Brain::think`] answers it. The questions are the tactics'
+    /// ([`super::tactics`]): the opponent's VCF, then, without one, its VCT, each within the root
+    /// budgets and the move's time.
     pub(super) fn search_defend(&mut self) -> Vec<String> {
-        let report = (|| -> Result<String> {
+        let report = (|| -> Result<Vec<String>> {
             let size = self.need_board()?;
             let game = self.game_of(&self.moves)?;
             ensure!(!game.is_over(), "the game is over");
@@ -517,19 +518,23 @@ impl Brain {
             let vcf_limits = Limits { nodes: self.opts.root_vcf_nodes, time };
             let vct_limits = Limits { nodes: self.opts.root_vct_nodes, time };
             Ok(match defence(game.board(), me, &vcf_limits, &vct_limits) {
-                Defence::Refuted { threat, refutations, by } => {
-                    format!("MESSAGE DEFEND {by} threat {}: {}", text(&threat), text(&refutations))
+                Defence::Refuted { threat, refutations, by, lose_to_vct } => {
+                    let mut out = vec![format!("MESSAGE DEFEND {by} threat {}: {}", text(&threat), text(&refutations))];
+                    if !lose_to_vct.is_empty() {
+                        out.push(format!("MESSAGE DEFEND lose to a VCT: {}", text(&lose_to_vct)));
+                    }
+                    out
                 }
                 Defence::Lost { threat, by } => {
-                    format!("MESSAGE DEFEND {by} threat {}: no move refutes it", text(&threat))
+                    vec![format!("MESSAGE DEFEND {by} threat {}: no move refutes it", text(&threat))]
                 }
-                Defence::NoThreat => "MESSAGE DEFEND no threat: the opponent has no VCF or VCT".into(),
-                Defence::Unknown => "MESSAGE DEFEND unknown: the budget ran out".into(),
+                Defence::NoThreat => vec!["MESSAGE DEFEND no threat: the opponent has no VCF or VCT".into()],
+                Defence::Unknown => vec!["MESSAGE DEFEND unknown: the budget ran out".into()],
             })
         })();
         match report {
-            Ok(line) => {
-                let mut out = vec![line];
+            Ok(lines) => {
+                let mut out = lines;
                 out.extend(self.think());
                 out
             }

@@ -41,10 +41,11 @@
 //! - `YXSHOWINFO` → `MESSAGE` lines only: name and version, search threads, rule.
 //! - `YXSEARCHDEFEND` → one line naming the moves that stop the opponent's threat, then our move
 //!   as a `TURN` answer (recorded): `MESSAGE DEFEND VCF threat x,y ...: x,y x,y ...` (the
-//!   opponent's VCF and exactly its refutations), else the same with `VCT` (the moves proved to
-//!   refute its VCT), or `MESSAGE DEFEND VCF|VCT threat ...: no move refutes it`, `MESSAGE DEFEND
-//!   no threat: ...`, `MESSAGE DEFEND unknown: ...` (a budget ran out). Budgets: the root VCF and
-//!   VCT budgets and the move's time.
+//!   opponent's VCF and exactly its refutations; with a VCT budget, those after which the
+//!   opponent is proved to have a VCT follow as `MESSAGE DEFEND lose to a VCT: x,y ...`), else
+//!   the same with `VCT` (the moves proved to refute its VCT), or `MESSAGE DEFEND VCF|VCT threat
+//!   ...: no move refutes it`, `MESSAGE DEFEND no threat: ...`, `MESSAGE DEFEND unknown: ...` (a
+//!   budget ran out). Budgets: the root VCF and VCT budgets and the move's time.
 //! - `YXSTOP` (or `STOP`) → no answer of its own: the search under way stops and its command is
 //!   answered with the move searched so far. It stops only a search of a command sent before
 //!   it ([`serve_interruptible`], which the CLI runs: commands are read by a thread of their
@@ -528,6 +529,39 @@ mod tests {
         let off = run_all(&mut b, &format!("START 15\nINFO rule 4\n{}", board_cmd(own, opp)));
         assert!(!off.iter().any(|l| l.starts_with("MESSAGE VCT")), "{off:?}");
         assert_ne!(off.last(), out.last(), "{off:?}");
+    }
+
+    #[test]
+    fn search_defend_names_the_vcf_refutations_that_lose_to_a_vct() {
+        // The position of the tactics' test (Black, us, to move): White's VCF is stopped exactly
+        // by d11 and h7, and after d11 White still wins by a VCT.
+        let moves = "h8 h9 i7 g9 i9 g7 f8 g8 g10 i10 j11 g6 g5 d9 f7 f9 e9 e10";
+        let split: Vec<&str> = moves.split(' ').collect();
+        let side = |k: usize| split.iter().skip(k).step_by(2).copied().collect::<Vec<_>>().join(" ");
+        let at = |t: &str| format_point(renju_rules::notation::parse_point(t, 15).unwrap(), 15);
+        let ask = |vct_nodes: u64| {
+            let mut b = Brain::new(
+                Box::new(|_| Ok(Box::new(Naughty) as Box<dyn Agent>)),
+                BrainOptions {
+                    root_vct_nodes: vct_nodes,
+                    default_turn: std::time::Duration::from_secs(600),
+                    ..BrainOptions::default()
+                },
+            );
+            run_all(&mut b, &format!("START 15\nINFO rule 4\nYX{}YXSEARCHDEFEND\n", board_cmd(&side(0), &side(1))))
+        };
+        let out = ask(20_000);
+        let vcf = out.iter().find(|l| l.starts_with("MESSAGE DEFEND VCF threat")).unwrap_or_else(|| panic!("{out:?}"));
+        let mut named: Vec<&str> = vcf.split(": ").nth(1).unwrap().split(' ').collect();
+        named.sort();
+        let mut both = [at("d11"), at("h7")];
+        both.sort();
+        assert_eq!(named, both, "{out:?}");
+        assert!(out.contains(&format!("MESSAGE DEFEND lose to a VCT: {}", at("d11"))), "{out:?}");
+        // Without a VCT budget the refutations alone.
+        let out = ask(0);
+        assert!(out.iter().any(|l| l.starts_with("MESSAGE DEFEND VCF threat")), "{out:?}");
+        assert!(!out.iter().any(|l| l.starts_with("MESSAGE DEFEND lose")), "{out:?}");
     }
 
     #[test]

@@ -83,8 +83,7 @@ pub fn before_search(game: &Game, mover: Color, vcf_limits: &Limits, vct_limits:
 }
 
 /// The refutations of an opponent VCF (`refutations`, moves of `mover`) after which the opponent
-/// is not proved to have a VCT: each asked within `vct_limits`' nodes, all of them within its
-/// time (a move not asked for lack of time is kept). All of them when each loses to a VCT, when
+/// is not proved to have a VCT (see [`vct_losses`]). All of them when each loses to a VCT, when
 /// there is only one, or without a VCT budget.
 fn without_vct_losses(
     board: &renju_rules::Board,
@@ -92,27 +91,36 @@ fn without_vct_losses(
     refutations: Vec<Point>,
     vct_limits: &Limits,
 ) -> Vec<Point> {
-    if vct_limits.nodes == 0 || refutations.len() < 2 {
+    if refutations.len() < 2 {
         return refutations;
+    }
+    let lost = vct_losses(board, mover, &refutations, vct_limits);
+    if lost.len() == refutations.len() {
+        return refutations;
+    }
+    refutations.into_iter().filter(|r| !lost.contains(r)).collect()
+}
+
+/// The moves of `moves` (of `mover`, to move on `board`) after which the opponent is proved to
+/// have a VCT: each asked within `vct_limits`' nodes, all of them within its time (a move not
+/// asked for lack of time is not counted). None without a VCT budget.
+fn vct_losses(board: &renju_rules::Board, mover: Color, moves: &[Point], vct_limits: &Limits) -> Vec<Point> {
+    if vct_limits.nodes == 0 {
+        return Vec::new();
     }
     let deadline = vct_limits.deadline();
     let mut board = board.clone();
-    let safe: Vec<Point> = refutations
+    moves
         .iter()
         .copied()
         .filter(|&r| {
-            let Some(limits) = Limits::before(vct_limits.nodes, deadline) else { return true };
+            let Some(limits) = Limits::before(vct_limits.nodes, deadline) else { return false };
             board.place(r, mover);
             let lost = matches!(vct(&board, mover.opponent(), &limits), Vct::Win { .. });
             board.undo();
-            !lost
+            lost
         })
-        .collect();
-    if safe.is_empty() {
-        refutations
-    } else {
-        safe
-    }
+        .collect()
 }
 
 /// The defence question for `mover` (to move), as `YXSEARCHDEFEND` asks it: the opponent's VCF
@@ -120,8 +128,10 @@ fn without_vct_losses(
 #[derive(Clone, Debug, PartialEq)]
 pub enum Defence {
     /// The opponent has a VCF or VCT (`threat`) and exactly (VCF) or at least (VCT: moves the
-    /// depth limit left undecided are left out) these moves refute it.
-    Refuted { threat: Vec<Point>, refutations: Vec<Point>, by: Solver },
+    /// depth limit left undecided are left out) these moves refute it. For a VCF with a VCT
+    /// budget, `lose_to_vct` holds the refutations after which the opponent is proved to have a
+    /// VCT (stopping its fours does not stop its threes); empty otherwise.
+    Refuted { threat: Vec<Point>, refutations: Vec<Point>, by: Solver, lose_to_vct: Vec<Point> },
     /// The opponent has a VCF or VCT and no move is proved to refute it.
     Lost { threat: Vec<Point>, by: Solver },
     /// No VCF, and no VCT (or none asked for).
@@ -137,7 +147,8 @@ pub fn defence(board: &renju_rules::Board, mover: Color, vcf_limits: &Limits, vc
             return Defence::Lost { threat, by: Solver::Vcf }
         }
         vcf::Defence::Threat { threat, refutations } => {
-            return Defence::Refuted { threat, refutations, by: Solver::Vcf }
+            let lose_to_vct = vct_losses(board, mover, &refutations, vct_limits);
+            return Defence::Refuted { threat, refutations, by: Solver::Vcf, lose_to_vct };
         }
         vcf::Defence::Unknown => return Defence::Unknown,
         vcf::Defence::NoThreat => {}
@@ -149,7 +160,9 @@ pub fn defence(board: &renju_rules::Board, mover: Color, vcf_limits: &Limits, vc
         VctDefence::Threat { threat, refutations, .. } if refutations.is_empty() => {
             Defence::Lost { threat, by: Solver::Vct }
         }
-        VctDefence::Threat { threat, refutations, .. } => Defence::Refuted { threat, refutations, by: Solver::Vct },
+        VctDefence::Threat { threat, refutations, .. } => {
+            Defence::Refuted { threat, refutations, by: Solver::Vct, lose_to_vct: Vec::new() }
+        }
         VctDefence::NoThreat => Defence::NoThreat,
         VctDefence::Unknown => Defence::Unknown,
     }
@@ -226,5 +239,15 @@ mod tests {
         let Tactic::Defend { refutations: mut kept, .. } = without else { panic!("{without:?}") };
         kept.sort_by_key(|p| p.index(15));
         assert_eq!(kept, both);
+        // The defence question names both refutations, and d11 as losing to a VCT when it has
+        // the budget to ask.
+        let asked = defence(game.board(), Color::Black, &vcf_limits, &Limits::nodes(20_000));
+        let Defence::Refuted { refutations: mut named, by: Solver::Vcf, lose_to_vct, .. } = asked else {
+            panic!("{asked:?}")
+        };
+        named.sort_by_key(|p| p.index(15));
+        assert_eq!((named, lose_to_vct), (both.clone(), vec![d11]));
+        let unasked = defence(game.board(), Color::Black, &vcf_limits, &Limits::nodes(0));
+        assert!(matches!(&unasked, Defence::Refuted { lose_to_vct, .. } if lose_to_vct.is_empty()), "{unasked:?}");
     }
 }
