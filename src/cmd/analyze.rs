@@ -47,13 +47,10 @@ pub struct AnalyzeArgs {
 
 impl EngineArgs {
     /// The evaluator spec (`shipped` when no model is given, said on stderr by `command` when
-    /// there is one: `serve` names its model in its own first line instead), checked to be
-    /// playable now rather than at the first query.
+    /// there is one: [`crate::cmd::model_or_shipped`]), checked to be playable now rather than
+    /// at the first query.
     pub fn spec(&self, command: Option<&str>) -> Result<EvaluatorSpec> {
-        let model = match command {
-            Some(command) => crate::cmd::model_or_shipped(self.model.as_deref(), command),
-            None => self.model.clone().unwrap_or_else(|| "shipped".into()),
-        };
+        let model = crate::cmd::model_or_shipped(self.model.as_deref(), command);
         let spec = EvaluatorSpec::parse(&model)?;
         if let EvaluatorSpec::Model(dir) = &spec {
             check_playable(dir)?;

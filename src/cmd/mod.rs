@@ -27,12 +27,15 @@ pub fn shipped_model_named() -> String {
     format!("the shipped model ({})", renju_selfplay::linepattern::shipped::SHIPPED_SUMMARY.trim())
 }
 
-/// `--model` as given, or `shipped` when none is, which `command` says on stderr.
-pub fn model_or_shipped(model: Option<&str>, command: &str) -> String {
+/// `--model` as given, or `shipped` when none is, which `command` says on stderr when there is
+/// one (`serve` names its model in its own first line instead).
+pub fn model_or_shipped(model: Option<&str>, command: Option<&str>) -> String {
     match model {
         Some(m) => m.to_string(),
         None => {
-            renju_zero::pipeline::say(&format!("{command}: no --model given; using {}", shipped_model_named()));
+            if let Some(command) = command {
+                renju_zero::pipeline::say(&format!("{command}: no --model given; using {}", shipped_model_named()));
+            }
             "shipped".into()
         }
     }

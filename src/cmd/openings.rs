@@ -74,7 +74,7 @@ pub fn run(args: OpeningsArgs) -> Result<i32> {
         threads: args.threads.unwrap_or_else(default_threads),
         stone_cap: args.stone_cap,
     };
-    let model = crate::cmd::model_or_shipped(args.model.as_deref(), "openings");
+    let model = crate::cmd::model_or_shipped(args.model.as_deref(), Some("openings"));
     let eval = EvaluatorSpec::parse(&model)?;
     let result = run_study(&eval, &cfg, &evaluator_loader(DeviceChoice::Auto), |_| {})?;
     if let Some(dir) = &args.out {
