@@ -535,8 +535,7 @@ mod tests {
     fn search_defend_names_the_vcf_refutations_that_lose_to_a_vct() {
         // The position of the tactics' test (Black, us, to move): White's VCF is stopped exactly
         // by d11 and h7, and after d11 White still wins by a VCT.
-        let moves = "h8 h9 i7 g9 i9 g7 f8 g8 g10 i10 j11 g6 g5 d9 f7 f9 e9 e10";
-        let split: Vec<&str> = moves.split(' ').collect();
+        let split: Vec<&str> = tactics::VCF_REFUTATION_LOSING_TO_A_VCT.split(' ').collect();
         let side = |k: usize| split.iter().skip(k).step_by(2).copied().collect::<Vec<_>>().join(" ");
         let at = |t: &str| format_point(renju_rules::notation::parse_point(t, 15).unwrap(), 15);
         let ask = |vct_nodes: u64| {

@@ -190,17 +190,20 @@ pub fn defend(game: &Game, chosen: Action, refutations: &[Point], agent: &mut dy
     Ok(best.1)
 }
 
+/// A midgame of a match against Rapfi, Black to move. White's diagonal three e10 f9 g8 makes a
+/// four-three threat (a VCF); exactly d11 and h7, its two ends, stop the VCF. After d11 White
+/// still wins by a VCT (as the game went); after h7 no VCT is found within a million nodes.
+/// Used by the tactics' tests and the protocol's (`YXSEARCHDEFEND`).
+#[cfg(test)]
+pub(super) const VCF_REFUTATION_LOSING_TO_A_VCT: &str = "h8 h9 i7 g9 i9 g7 f8 g8 g10 i10 j11 g6 g5 d9 f7 f9 e9 e10";
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use renju_rules::notation::{parse_moves, parse_point};
     use renju_rules::Rule;
 
-    /// A midgame of a match against Rapfi, Black to move. White's diagonal three e10 f9 g8 makes
-    /// a four-three threat (a VCF); exactly d11 and h7, its two ends, stop the VCF. After d11
-    /// White still wins by a VCT (as the game went); after h7 no VCT is found within a million
-    /// nodes.
-    const MOVES: &str = "h8 h9 i7 g9 i9 g7 f8 g8 g10 i10 j11 g6 g5 d9 f7 f9 e9 e10";
+    const MOVES: &str = VCF_REFUTATION_LOSING_TO_A_VCT;
     const SAFE: &str = "h7";
 
     fn position() -> Game {
